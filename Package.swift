@@ -1,0 +1,96 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings applied to every Swift target.
+let swiftSettings: [SwiftSetting] = [
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+    .enableUpcomingFeature("ExistentialAny"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    // Debug builds can inject LMDB failures (map full, readers full, I/O errors) in tests.
+    .define("ENABLE_MOCKING", .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "EventStore",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "LMDB", targets: ["LMDB"]),
+        .library(name: "EventStore", targets: ["EventStore"]),
+        .library(name: "EventSync", targets: ["EventSync"]),
+        .library(name: "SyncServer", targets: ["SyncServer"]),
+        .executable(name: "evstore", targets: ["evstore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        .target(
+            name: "EventStore",
+            dependencies: ["LMDB", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "EventSync",
+            dependencies: [
+                "EventStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "SyncServer",
+            dependencies: [
+                "EventStore", "EventSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("openapi.json")]
+        ),
+        .target(
+            name: "EvstoreKit",
+            dependencies: ["EventStore", "EventSync", "SyncServer", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "evstore",
+            dependencies: ["EvstoreKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            path: "Tools/evstore"
+        ),
+        .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "EventStoreTestSupport", "LMDB"]),
+        .testTarget(
+            name: "EventSyncTests",
+            dependencies: ["EventSync", "SyncServer", "EventStoreTestSupport"]
+        ),
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServer", "EventSync", "EventStoreTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(name: "EvstoreTests", dependencies: ["EvstoreKit", "EventStoreTestSupport", "evstore"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

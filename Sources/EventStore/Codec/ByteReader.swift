@@ -1,0 +1,87 @@
+/// Reads binary data written by ``ByteWriter`` from a borrowed buffer, checking every bound.
+///
+/// Every read throws ``EventStoreError/Code/corrupt`` instead of reading past the end, so a
+/// damaged or hostile input can never crash the process.
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
+    private(set) var offset: Int = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    var remaining: Int { buffer.count - offset }
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    static func corrupt(_ what: String) -> EventStoreError {
+        EventStoreError(.corrupt, "truncated or malformed \(what)")
+    }
+
+    @inline(__always)
+    mutating func readByte() throws -> UInt8 {
+        guard offset < buffer.count else { throw ByteReader.corrupt("data") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    @inline(__always)
+    mutating func readUInt64() throws -> UInt64 {
+        guard remaining >= 8 else { throw ByteReader.corrupt("integer") }
+        var value: UInt64 = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8])) }
+        offset += 8
+        return UInt64(bigEndian: value)
+    }
+
+    @inline(__always)
+    mutating func readUInt32() throws -> UInt32 {
+        guard remaining >= 4 else { throw ByteReader.corrupt("integer") }
+        var value: UInt32 = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 4])) }
+        offset += 4
+        return UInt32(bigEndian: value)
+    }
+
+    @inline(__always)
+    mutating func readVarint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try readByte()
+            if shift == 63 && byte > 1 { throw ByteReader.corrupt("varint") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw ByteReader.corrupt("varint") }
+        }
+    }
+
+    /// A varint that counts something: it must fit in the bytes that are left.
+    @inline(__always)
+    mutating func readCount(minimumBytesEach: Int = 1) throws -> Int {
+        let value = try readVarint()
+        guard value <= UInt64(remaining / max(minimumBytesEach, 1)) else { throw ByteReader.corrupt("count") }
+        return Int(value)
+    }
+
+    @inline(__always)
+    mutating func readBytes(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, remaining >= count else { throw ByteReader.corrupt("bytes") }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+    }
+
+    @inline(__always)
+    mutating func readString() throws -> String {
+        let count = try readCount()
+        let bytes = try readBytes(count)
+        guard let string = String(validating: bytes, as: UTF8.self) else { throw ByteReader.corrupt("UTF-8 string") }
+        return string
+    }
+
+    @inline(__always)
+    mutating func readReplicaID() throws -> ReplicaID {
+        let high = try readUInt64()
+        return ReplicaID(high: high, low: try readUInt64())
+    }
+}

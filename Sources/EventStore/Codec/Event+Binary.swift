@@ -1,0 +1,76 @@
+/// The binary form of an event as stored in the log (the seq is the key, not part of the value).
+///
+/// ```
+/// u8      format version (1)
+/// u8      operation (1 put, 2 patch, 3 delete)
+/// varint  schema
+/// 16 B    origin replica id
+/// varint  origin sequence
+/// u64 BE  hlc
+/// u64 BE  base
+/// string  collection      (varint length + UTF-8)
+/// string  item
+/// fields  varint count, then (name, value) sorted by name bytes; see ``Value`` tags
+/// ```
+///
+/// The encoding is deterministic: the same event always gives the same bytes.
+extension Event {
+    /// The format version written by this library.
+    static let formatVersion: UInt8 = 1
+
+    /// The event's binary encoding.
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 64 + collection.utf8.count + item.utf8.count + fields.count * 24)
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    func encode(into writer: inout ByteWriter) {
+        writer.write(Event.formatVersion)
+        writer.write(operation.rawValue)
+        writer.write(varint: UInt64(schema))
+        writer.write(id.origin)
+        writer.write(varint: id.sequence)
+        writer.write(bigEndian: hlc.rawValue)
+        writer.write(bigEndian: base.rawValue)
+        writer.write(string: collection)
+        writer.write(string: item)
+        writer.write(fields: fields)
+    }
+
+    /// Decodes an event from its binary encoding.
+    ///
+    /// - Throws: ``EventStoreError/Code/corrupt`` for malformed bytes,
+    ///   ``EventStoreError/Code/unsupportedFormat`` for a newer format version.
+    init(decoding buffer: UnsafeRawBufferPointer, seq: UInt64) throws {
+        var reader = ByteReader(buffer)
+        let format = try reader.readByte()
+        guard format == Event.formatVersion else {
+            if format > Event.formatVersion {
+                throw EventStoreError(.unsupportedFormat, "event at seq \(seq) uses format \(format)")
+            }
+            throw ByteReader.corrupt("event format byte")
+        }
+        guard let operation = Operation(rawValue: try reader.readByte()) else {
+            throw ByteReader.corrupt("event operation")
+        }
+        let schema = try reader.readVarint()
+        guard schema <= UInt64(UInt16.max) else { throw ByteReader.corrupt("event schema") }
+        let origin = try reader.readReplicaID()
+        let sequence = try reader.readVarint()
+        let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
+        let base = HLCTimestamp(rawValue: try reader.readUInt64())
+        let collection = try reader.readString()
+        let item = try reader.readString()
+        let fields = try reader.readFields()
+        guard reader.isAtEnd else { throw ByteReader.corrupt("event (trailing bytes)") }
+        self.init(
+            seq: seq, id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection,
+            item: item, operation: operation, fields: fields, schema: UInt16(schema))
+    }
+
+    /// Decodes an event from a byte array.
+    init(decoding bytes: [UInt8], seq: UInt64) throws {
+        self = try bytes.withUnsafeBytes { try Event(decoding: $0, seq: seq) }
+    }
+}

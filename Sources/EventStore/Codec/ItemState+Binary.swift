@@ -1,0 +1,94 @@
+/// The binary form of ``ItemState`` in the `items` database.
+///
+/// ```
+/// u8      format (1)
+/// varint  origin count, then 16-byte origins (sorted): fields refer to them by index
+/// u8      flags: 1 = has version, 2 = has floor, 4 = floor is a delete
+/// [version: u64 hlc, varint origin index]
+/// [floor:   u64 hlc, varint origin index, varint sequence, u64 base]
+/// varint  field count, then per field (sorted by name bytes):
+///         string name, value, u64 hlc, varint origin index, varint sequence, u64 base
+/// ```
+///
+/// Deterministic: equal states give equal bytes.
+extension ItemState {
+    static let formatVersion: UInt8 = 1
+
+    func encoded() -> [UInt8] {
+        var origins = Set<ReplicaID>()
+        if let version { origins.insert(version.origin) }
+        if let floor { origins.insert(floor.stamp.origin) }
+        for field in fields.values { origins.insert(field.stamp.origin) }
+        let table = origins.sorted()
+        func index(_ origin: ReplicaID) -> Int { table.firstIndex(of: origin)! }
+
+        var writer = ByteWriter(capacity: 32 + table.count * 16 + fields.count * 40)
+        writer.write(ItemState.formatVersion)
+        writer.write(varint: table.count)
+        for origin in table { writer.write(origin) }
+        var flags: UInt8 = 0
+        if version != nil { flags |= 1 }
+        if let floor { flags |= floor.isDelete ? 6 : 2 }
+        writer.write(flags)
+        if let version {
+            writer.write(bigEndian: version.hlc.rawValue)
+            writer.write(varint: index(version.origin))
+        }
+        if let floor {
+            writer.write(bigEndian: floor.stamp.hlc.rawValue)
+            writer.write(varint: index(floor.stamp.origin))
+            writer.write(varint: floor.sequence)
+            writer.write(bigEndian: floor.base.rawValue)
+        }
+        writer.write(varint: fields.count)
+        for name in fields.keys.sorted(by: utf8Less) {
+            let field = fields[name]!
+            writer.write(string: name)
+            writer.write(field.value)
+            writer.write(bigEndian: field.stamp.hlc.rawValue)
+            writer.write(varint: index(field.stamp.origin))
+            writer.write(varint: field.sequence)
+            writer.write(bigEndian: field.base.rawValue)
+        }
+        return writer.bytes
+    }
+
+    init(decoding buffer: UnsafeRawBufferPointer) throws {
+        var reader = ByteReader(buffer)
+        guard try reader.readByte() == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
+        let originCount = try reader.readCount(minimumBytesEach: 16)
+        var table: [ReplicaID] = []
+        table.reserveCapacity(originCount)
+        for _ in 0..<originCount { table.append(try reader.readReplicaID()) }
+        func origin(_ reader: inout ByteReader) throws -> ReplicaID {
+            let index = try reader.readVarint()
+            guard index < UInt64(table.count) else { throw ByteReader.corrupt("item origin index") }
+            return table[Int(index)]
+        }
+        let flags = try reader.readByte()
+        self.init()
+        if flags & 1 != 0 {
+            let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
+            version = Stamp(hlc: hlc, origin: try origin(&reader))
+        }
+        if flags & 2 != 0 {
+            let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
+            let stamp = Stamp(hlc: hlc, origin: try origin(&reader))
+            let sequence = try reader.readVarint()
+            let base = HLCTimestamp(rawValue: try reader.readUInt64())
+            floor = Floor(stamp: stamp, sequence: sequence, base: base, isDelete: flags & 4 != 0)
+        }
+        let count = try reader.readCount(minimumBytesEach: 12)
+        fields.reserveCapacity(count)
+        for _ in 0..<count {
+            let name = try reader.readString()
+            let value = try reader.readValue()
+            let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
+            let stamp = Stamp(hlc: hlc, origin: try origin(&reader))
+            let sequence = try reader.readVarint()
+            let base = HLCTimestamp(rawValue: try reader.readUInt64())
+            fields[name] = Field(value: value, stamp: stamp, sequence: sequence, base: base)
+        }
+        guard reader.isAtEnd else { throw ByteReader.corrupt("item (trailing bytes)") }
+    }
+}

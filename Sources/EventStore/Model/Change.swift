@@ -1,0 +1,47 @@
+/// A local change to one item, before it is stamped and appended to the log.
+///
+/// ```swift
+/// try await store.append([
+///     .put("notes", id: "n1", fields: ["title": "Groceries", "tags": ["home"]]),
+///     .patch("notes", id: "n2", fields: ["done": true]),
+///     .delete("notes", id: "n3"),
+/// ])
+/// ```
+public struct Change: Sendable, Hashable {
+    /// The collection of the item.
+    public var collection: String
+    /// The item's id.
+    public var item: String
+    /// What the change does.
+    public var operation: Operation
+    /// The fields set; must be empty for deletes and non-empty for patches.
+    public var fields: [String: Value]
+    /// The application's schema version for the fields.
+    public var schema: UInt16
+
+    /// Creates a change.
+    public init(
+        collection: String, item: String, operation: Operation, fields: [String: Value] = [:], schema: UInt16 = 0
+    ) {
+        self.collection = collection
+        self.item = item
+        self.operation = operation
+        self.fields = fields
+        self.schema = schema
+    }
+
+    /// Replaces the item with `fields`.
+    public static func put(_ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0) -> Change {
+        Change(collection: collection, item: id, operation: .put, fields: fields, schema: schema)
+    }
+
+    /// Sets `fields` on the item, keeping its other fields.
+    public static func patch(_ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0) -> Change {
+        Change(collection: collection, item: id, operation: .patch, fields: fields, schema: schema)
+    }
+
+    /// Deletes the item.
+    public static func delete(_ collection: String, id: String) -> Change {
+        Change(collection: collection, item: id, operation: .delete)
+    }
+}

@@ -1,0 +1,122 @@
+/// The merged state of one item: the pure, order-independent fold of its events.
+///
+/// The merge rule (last writer wins per field, on ``Stamp``):
+/// - each field holds the write with the greatest stamp;
+/// - a `put` or `delete` raises the item's *floor* to its stamp: every field written below the
+///   floor is gone (a `put` then writes its own fields at the floor);
+/// - the item exists while it has a field, or while its floor is a `put`.
+///
+/// Because every step keeps a maximum, the state depends only on the **set** of events applied,
+/// never on their order: replicas that received the same events hold the same bytes.
+struct ItemState: Sendable, Hashable {
+    /// One live field: its value and the write that set it.
+    struct Field: Sendable, Hashable {
+        var value: Value
+        var stamp: Stamp
+        var sequence: UInt64
+        var base: HLCTimestamp
+
+        var eventID: EventID { EventID(origin: stamp.origin, sequence: sequence) }
+    }
+
+    /// The greatest `put`/`delete` below which fields are cleared.
+    struct Floor: Sendable, Hashable {
+        var stamp: Stamp
+        var sequence: UInt64
+        var base: HLCTimestamp
+        var isDelete: Bool
+
+        var eventID: EventID { EventID(origin: stamp.origin, sequence: sequence) }
+    }
+
+    /// The greatest stamp of any event applied.
+    var version: Stamp?
+    var floor: Floor?
+    var fields: [String: Field] = [:]
+
+    /// Whether the item exists (is not deleted and was ever written).
+    var exists: Bool { !fields.isEmpty || (floor.map { !$0.isDelete } ?? false) }
+
+    /// What happened to one field when an event was applied, for conflict records and history.
+    struct Outcome {
+        enum Kind {
+            /// The event's value replaced `previous` (or set a new field).
+            case won
+            /// The event's write lost to a newer write (`winner`).
+            case lost
+            /// A `put`/`delete` cleared the field (`previous` was its value).
+            case cleared
+        }
+        var field: String
+        var kind: Kind
+        /// The write that lost: the overwritten or cleared field, or the event's own value.
+        var loser: Field?
+        /// The write that won, when the event lost; when the event won, the event's own write.
+        var winner: Field?
+        /// Whether the winning write is a `put` or `delete` that cleared the field.
+        var winnerClears: Bool
+        /// Whether the losing and winning writes were concurrent (neither had seen the other).
+        var concurrent: Bool
+    }
+
+    /// Applies `event` and reports what happened to each field it touched.
+    @discardableResult
+    mutating func apply(_ event: Event, collectOutcomes: Bool = false) -> [Outcome] {
+        let stamp = event.stamp
+        var outcomes: [Outcome] = []
+        if version.map({ stamp > $0 }) ?? true { version = stamp }
+
+        var floorWrite: Field?
+        if event.operation != .patch {
+            floorWrite = Field(value: .null, stamp: stamp, sequence: event.id.sequence, base: event.base)
+            if floor.map({ stamp > $0.stamp }) ?? true {
+                floor = Floor(stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
+                // Clear every field written below the new floor.
+                for (name, field) in fields where field.stamp < stamp {
+                    fields[name] = nil
+                    if collectOutcomes && !event.fields.keys.contains(name) {
+                        outcomes.append(Outcome(
+                            field: name, kind: .cleared, loser: field, winner: floorWrite, winnerClears: true,
+                            concurrent: field.stamp.origin != stamp.origin && field.stamp.hlc > event.base))
+                    }
+                }
+            }
+        }
+
+        for (name, value) in event.fields {
+            let write = Field(value: value, stamp: stamp, sequence: event.id.sequence, base: event.base)
+            if let existing = fields[name] {
+                if existing.stamp > stamp {
+                    if collectOutcomes {
+                        outcomes.append(Outcome(
+                            field: name, kind: .lost, loser: write, winner: existing, winnerClears: false,
+                            concurrent: existing.stamp.origin != stamp.origin && stamp.hlc > existing.base))
+                    }
+                    continue
+                }
+                if collectOutcomes {
+                    outcomes.append(Outcome(
+                        field: name, kind: .won, loser: existing, winner: write, winnerClears: false,
+                        concurrent: existing.stamp.origin != stamp.origin && existing.stamp.hlc > event.base))
+                }
+            } else if let floor, stamp < floor.stamp {
+                // Written below the floor: a later put or delete already cleared it.
+                if collectOutcomes {
+                    let winner = Field(value: .null, stamp: floor.stamp, sequence: floor.sequence, base: floor.base)
+                    outcomes.append(Outcome(
+                        field: name, kind: .lost, loser: write, winner: winner, winnerClears: true,
+                        concurrent: floor.stamp.origin != stamp.origin && stamp.hlc > floor.base))
+                }
+                continue
+            } else if collectOutcomes {
+                outcomes.append(Outcome(
+                    field: name, kind: .won, loser: nil, winner: write, winnerClears: false, concurrent: false))
+            }
+            fields[name] = write
+        }
+        return outcomes
+    }
+
+    /// The item's live field values.
+    var values: [String: Value] { fields.mapValues(\.value) }
+}

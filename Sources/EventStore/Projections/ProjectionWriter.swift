@@ -1,0 +1,95 @@
+import LMDB
+
+/// Applies events to one projection generation: item history, items, conflicts, the search
+/// index and custom projections.
+///
+/// The same code serves appends and rebuilds, which is what makes a rebuild byte-identical to
+/// the projections maintained incrementally.
+struct ProjectionWriter {
+    let databases: ProjectionDatabases
+    let search: SearchIndexWriter
+    let projections: [any Projection]
+
+    init(databases: ProjectionDatabases, configuration: Store.Configuration) {
+        self.databases = databases
+        self.search = SearchIndexWriter(configuration: configuration.search)
+        self.projections = configuration.projections
+    }
+
+    static let appliedKey = Array("applied-through".utf8)
+
+    /// Applies one event that sits at `event.seq` in the log.
+    ///
+    /// - Returns: The item's state after the event.
+    @discardableResult
+    func apply(_ event: Event, tx: WriteTransaction) throws -> ItemState {
+        let itemKey = Keys.item(event.collection, event.item)
+        let before = try itemKey.withUnsafeBytes { key in
+            try tx.value(forKey: key, in: databases.items).map { try ItemState(decoding: $0) }
+        } ?? ItemState()
+        return try apply(event, before: before, itemKey: itemKey, tx: tx)
+    }
+
+    /// Applies one event whose item state before it is already loaded.
+    @discardableResult
+    func apply(_ event: Event, before: ItemState, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
+        try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.itemEvents)
+        var after = before
+        let outcomes = after.apply(event, collectOutcomes: true)
+        try tx.put(after.encoded(), forKey: itemKey, in: databases.items)
+        if before.exists != after.exists {
+            let key = ProjectionWriter.countKey(event.collection)
+            let count = try tx.value(forKey: key, in: databases.state).map(Counter.decode) ?? 0
+            let updated = count + (after.exists ? 1 : -1)
+            if updated == 0 { try tx.delete(key, in: databases.state) } else { try tx.put(Counter.encode(updated), forKey: key, in: databases.state) }
+        }
+
+        for outcome in outcomes where outcome.concurrent {
+            guard let winner = outcome.winner, let loser = outcome.loser else { continue }
+            let record = ConflictRecord(
+                collection: event.collection, item: event.item, field: outcome.field, seq: event.seq,
+                winner: FieldWrite(field: winner, cleared: outcome.winnerClears),
+                loser: FieldWrite(field: loser, cleared: false))
+            try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
+        }
+
+        try search.update(
+            collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases)
+
+        if !projections.isEmpty {
+            let change = ProjectionChange(
+                event: event,
+                before: before.exists ? before.item(collection: event.collection, id: event.item) : nil,
+                after: after.exists ? after.item(collection: event.collection, id: event.item) : nil)
+            for projection in projections {
+                let context = ProjectionContext(transaction: tx, databases: databases.custom, projectionName: projection.name)
+                try projection.apply(change, in: context)
+            }
+        }
+        return after
+    }
+
+    /// Records that every event through `seq` is applied, with each custom projection's version.
+    func checkpoint(through seq: UInt64, tx: WriteTransaction) throws {
+        try tx.put(Keys.seq(seq), forKey: ProjectionWriter.appliedKey, in: databases.state)
+        for projection in projections {
+            try tx.put(Keys.seq(UInt64(projection.version)), forKey: ProjectionWriter.versionKey(projection.name), in: databases.state)
+        }
+    }
+
+    static func countKey(_ collection: String) -> [UInt8] { Array("count.\(collection)".utf8) }
+
+    static func versionKey(_ name: String) -> [UInt8] { Array("projection-version.\(name)".utf8) }
+}
+
+extension FieldWrite {
+    init(field: ItemState.Field, cleared: Bool) {
+        self.init(event: field.eventID, hlc: field.stamp.hlc, value: cleared ? nil : field.value)
+    }
+}
+
+extension ItemState {
+    func item(collection: String, id: String) -> Item {
+        Item(collection: collection, id: id, fields: values, version: version?.hlc ?? .zero)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import LMDB
+
+/// Projections built from the log into a temporary environment: for verification and replay.
+///
+/// The directory is deleted when the value goes away.
+final class ScratchProjections {
+    let directory: String
+    let environment: Environment
+    let databases: ProjectionDatabases
+    let projector: ProjectionWriter
+
+    init(configuration: Store.Configuration) throws {
+        directory = NSTemporaryDirectory() + "eventstore-scratch-" + UUID().uuidString
+        var options = Environment.Configuration()
+        options.mapSize = 64 << 20
+        options.durability = .bulk
+        options.maxDatabases = Schema.databaseCount(customProjections: configuration.projections)
+        environment = try Environment.open(path: directory, configuration: options)
+        databases = try environment.write { tx in
+            try ProjectionDatabases(generation: 0, projections: configuration.projections) { name, options in
+                try tx.openDatabase(named: name, options: options.union(.create))
+            }
+        }
+        projector = ProjectionWriter(databases: databases, configuration: configuration)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Applies the store's events `1...through` that pass `include`, in log order.
+    func build(
+        from store: Store, through: UInt64, include: @escaping (Event) -> Bool = { _ in true },
+        progress: (@Sendable (Store.Progress) -> Void)?
+    ) throws {
+        var applied: UInt64 = 0
+        while applied < through {
+            let end = try store.read { reader in
+                try environment.write { tx in
+                    try store.replayChunk(
+                        from: applied + 1, into: projector, tx: tx, limit: min(Store.rebuildChunk, through - applied),
+                        source: reader.tx, include: include)
+                }
+            }
+            if end <= applied { break }
+            applied = end
+            try environment.write { tx in try projector.checkpoint(through: applied, tx: tx) }
+            progress?(Store.Progress(processed: applied, total: through))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Logging
+import Foundation
+import LMDB
+
+extension Store {
+    /// Progress of a long operation over the log (rebuild, verify, replay).
+    public struct Progress: Sendable, Hashable {
+        /// Events processed so far.
+        public var processed: UInt64
+        /// Events to process in all.
+        public var total: UInt64
+    }
+
+    /// Rebuilds every projection (items, history, conflicts, search, custom) from the log.
+    ///
+    /// The log is replayed in chunks, with bulk durability and a flush at the end, into the
+    /// inactive projection generation; readers keep seeing the old projections until one final
+    /// commit switches to the new ones. Writes wait until the rebuild ends.
+    ///
+    /// - Parameter progress: Called after each chunk.
+    public func rebuildProjections(progress: (@Sendable (Progress) -> Void)? = nil) async throws {
+        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writer.submit(
+                Writer.Request(
+                    eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
+                    exclusive: { store in try store.performRebuild(progress: progress) }))
+        }
+    }
+
+    /// The blocking variant of ``rebuildProjections(progress:)``.
+    @_disfavoredOverload
+    public func rebuildProjections(progress: (@Sendable (Progress) -> Void)? = nil) throws {
+        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
+        let done = DispatchSemaphore(value: 0)
+        let failure = ResultBox<any Error>()
+        writer.submit(
+            Writer.Request(
+                eventCount: 0, body: { _ in },
+                complete: { outcome in
+                    if case .failure(let error) = outcome { failure.set(error) }
+                    done.signal()
+                },
+                exclusive: { store in try store.performRebuild(progress: progress) }))
+        done.wait()
+        if let error = failure.getIfSet() { throw error }
+    }
+
+    static let rebuildChunk: UInt64 = 20_000
+
+    /// Runs on the writer thread.
+    func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
+        let started = Date()
+        let active = try environment.read { tx in try StoreReader.activeGeneration(tx, schema) }
+        let target = 1 - active
+        let databases = schema.generations[target]
+        let projector = ProjectionWriter(databases: databases, configuration: configuration)
+        try environment.write { tx in
+            for (_, database) in databases.all { try tx.removeAll(in: database) }
+        }
+        let previous = environment.durability
+        try environment.setDurability(.bulk)
+        defer { try? environment.setDurability(previous) }
+
+        var applied: UInt64 = 0
+        let total = try head()
+        while true {
+            let done = try environment.write { tx -> Bool in
+                let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: Store.rebuildChunk)
+                guard end > applied else { return true }
+                applied = end
+                try projector.checkpoint(through: applied, tx: tx)
+                return false
+            }
+            progress?(Progress(processed: applied, total: max(total, applied)))
+            if done { break }
+        }
+        try environment.setDurability(previous)
+        try environment.write { tx in
+            // Events another process appended meanwhile, then the switch.
+            let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: .max)
+            try projector.checkpoint(through: max(end, applied), tx: tx)
+            try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
+            for (_, database) in schema.generations[active].all { try tx.removeAll(in: database) }
+        }
+        try environment.sync(force: true)
+        logger.info(
+            "projections rebuilt",
+            metadata: [
+                "events": "\(applied)", "seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))",
+            ])
+    }
+
+    /// Applies log events from `from` (at most `limit`) into `projector`; returns the last seq applied.
+    func replayChunk(
+        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64,
+        source: ReadTransaction? = nil, include: (Event) -> Bool = { _ in true }
+    ) throws -> UInt64 {
+        var last = from - 1
+        var count: UInt64 = 0
+        try Keys.seq(from).withUnsafeBytes { start in
+            try (source ?? tx).forEach(in: schema.events, from: start) { key, value in
+                guard count < limit else { return false }
+                let seq = try Keys.seq(from: key)
+                let event = try Event(decoding: value, seq: seq)
+                if include(event) { try projector.apply(event, tx: tx) }
+                last = seq
+                count += 1
+                return true
+            }
+        }
+        return last
+    }
+}

@@ -1,0 +1,39 @@
+/// The result of ``Store/verify(progress:)``: log invariants and projections compared with a
+/// rebuild from the log.
+public struct VerificationReport: Sendable, Hashable {
+    /// One difference or broken invariant.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// What kind of problem: `log-gap`, `undecodable-event`, `event-id-mismatch`,
+        /// `missing` (the rebuild has an entry the live projection lacks), `unexpected` (the live
+        /// projection has an entry the rebuild lacks), or `different` (both have it, bytes differ).
+        public var kind: String
+        /// The database concerned (`events`, `items`, `search_postings`, …).
+        public var database: String
+        /// The entry's key, readable: `collection/item` for item keys, else hex.
+        public var key: String
+        /// What is wrong.
+        public var detail: String
+
+        /// `kind database key: detail`.
+        public var description: String { "\(kind) \(database) \(key): \(detail)" }
+    }
+
+    /// Events read from the log.
+    public var eventsChecked: UInt64 = 0
+    /// Projection entries compared.
+    public var entriesCompared: UInt64 = 0
+    /// Every problem found (at most ``maxProblems``; see ``truncated``).
+    public var problems: [Problem] = []
+    /// Whether more problems existed than were recorded.
+    public var truncated = false
+
+    /// The most problems recorded.
+    public static let maxProblems = 1_000
+
+    /// Whether the log is sound and the projections equal a rebuild byte for byte.
+    public var isConsistent: Bool { problems.isEmpty }
+
+    mutating func record(_ problem: Problem) {
+        if problems.count < VerificationReport.maxProblems { problems.append(problem) } else { truncated = true }
+    }
+}

@@ -1,0 +1,63 @@
+/// Key encodings. Every key is built so that LMDB's byte order is the order we iterate in:
+/// integers are big-endian, and names are separated by a NUL byte (names cannot hold NUL).
+enum Keys {
+    /// `events`: the seq, 8 bytes big-endian.
+    @inline(__always)
+    static func seq(_ seq: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: seq.bigEndian, Array.init)
+    }
+
+    /// Decodes an 8-byte big-endian seq key.
+    @inline(__always)
+    static func seq(from key: UnsafeRawBufferPointer) throws -> UInt64 {
+        guard key.count == 8 else { throw EventStoreError(.corrupt, "event key of \(key.count) bytes") }
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+
+    /// `event_ids`: origin (16 bytes) then origin sequence (8 bytes), big-endian.
+    static func eventID(_ id: EventID) -> [UInt8] {
+        var writer = ByteWriter(capacity: 24)
+        writer.write(id.origin)
+        writer.write(bigEndian: id.sequence)
+        return writer.bytes
+    }
+
+    /// `items`, `search_docs`: collection, NUL, item id.
+    static func item(_ collection: String, _ item: String) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(collection.utf8.count + item.utf8.count + 1)
+        key.append(contentsOf: collection.utf8)
+        key.append(0)
+        key.append(contentsOf: item.utf8)
+        return key
+    }
+
+    /// The prefix of every item key of a collection: collection, NUL.
+    static func collectionPrefix(_ collection: String) -> [UInt8] {
+        Array(collection.utf8) + [0]
+    }
+
+    /// Splits an item key into collection and id.
+    static func splitItem(_ key: UnsafeRawBufferPointer) throws -> (collection: String, item: String) {
+        guard let separator = key.firstIndex(of: 0) else { throw EventStoreError(.corrupt, "item key without separator") }
+        guard let collection = String(validating: UnsafeRawBufferPointer(rebasing: key[..<separator]), as: UTF8.self),
+            let item = String(validating: UnsafeRawBufferPointer(rebasing: key[(separator + 1)...]), as: UTF8.self)
+        else { throw EventStoreError(.corrupt, "item key is not UTF-8") }
+        return (collection, item)
+    }
+
+    /// `item_events`: item key, NUL, seq (8 bytes big-endian).
+    static func itemEvent(_ itemKey: [UInt8], _ seq: UInt64) -> [UInt8] {
+        var key = itemKey
+        key.append(0)
+        withUnsafeBytes(of: seq.bigEndian) { key.append(contentsOf: $0) }
+        return key
+    }
+
+    /// `conflicts`: item key, NUL, seq of the event applied, field name.
+    static func conflict(_ itemKey: [UInt8], _ seq: UInt64, _ field: String) -> [UInt8] {
+        var key = itemEvent(itemKey, seq)
+        key.append(contentsOf: field.utf8)
+        return key
+    }
+}

@@ -1,0 +1,54 @@
+public import Logging
+
+
+extension Store {
+    /// How a store is opened: limits, durability, search and custom projections.
+    ///
+    /// ```swift
+    /// var configuration = Store.Configuration()
+    /// configuration.durability = .relaxed
+    /// configuration.search.collections["tasks"] = [.init(name: "title", weight: 3)]
+    /// let store = try Store.open(at: path, configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The initial map size in bytes; the map grows automatically when it fills.
+        public var mapSize: Int = 1 << 33
+        /// The commit durability policy.
+        public var durability: Durability = .durable
+        /// Opens the store read-only (inspection while another process writes).
+        public var readOnly: Bool = false
+        /// The largest encoded event accepted, in bytes.
+        public var maxEventBytes: Int = 1 << 20
+        /// The most events one batch may hold.
+        public var maxBatchEvents: Int = 10_000
+        /// The most encoded bytes one batch may hold.
+        public var maxBatchBytes: Int = 32 << 20
+        /// How far ahead of this replica's clock a received stamp may be, in milliseconds.
+        public var maxClockSkewMilliseconds: UInt64 = 60_000
+        /// The most events one group commit gathers from concurrent writers.
+        public var groupCommitMaxEvents: Int = 20_000
+        /// Which fields are searchable, with which weights.
+        public var search = SearchConfiguration()
+        /// Application projections, maintained in the same transaction as each append.
+        public var projections: [any Projection] = []
+        /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.
+        public var logger = Logger(label: "eventstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// The replica id for a *new* store (`nil`: random). Ignored when the store exists.
+        public var replicaID: ReplicaID?
+        /// Physical time in milliseconds since 1970 (replaceable in tests).
+        public var physicalClock: @Sendable () -> UInt64 = systemMilliseconds
+
+        /// Creates the default configuration.
+        public init() {}
+    }
+
+    /// How commits reach the disk.
+    public enum Durability: String, Sendable, Hashable, CaseIterable {
+        /// Every commit is on disk before the write returns. The default.
+        case durable
+        /// Crash-consistent, but a system crash may undo the last commit (`MDB_NOMETASYNC`).
+        case relaxed
+        /// No flush per commit (`MDB_NOSYNC`); for imports, with a flush at the end.
+        case bulk
+    }
+}

@@ -1,0 +1,191 @@
+import Synchronization
+import Foundation
+
+extension Store {
+    /// Runs `body` on the writer thread in a write transaction, and returns its result once the
+    /// transaction is committed (durably, under the default durability).
+    ///
+    /// Concurrent calls share commits (group commit); each call is atomic on its own: if `body`
+    /// throws, its writes are rolled back and the other calls of the group still commit.
+    /// `body` may run more than once (after the storage map grew), so it must not have effects
+    /// outside the transaction.
+    ///
+    /// - Parameter body: The work; it must not block or wait on other tasks.
+    /// - Returns: What `body` returns.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (StoreWriter) throws -> T) async throws -> T {
+        try await write(eventCount: 1, body)
+    }
+
+    /// The blocking variant of ``write(_:)-(@Sendable(StoreWriter)throws->T)``: waits on the
+    /// calling thread. Do not call it from the writer thread (from inside another write).
+    @_disfavoredOverload
+    public func write<T: Sendable>(_ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T {
+        try writeBlocking(eventCount: 1, body)
+    }
+
+    func write<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) async throws -> T {
+        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
+        let box = ResultBox<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.submit(
+                Writer.Request(
+                    eventCount: eventCount,
+                    body: { storeWriter in box.set(try body(storeWriter)) },
+                    complete: { outcome in
+                        switch outcome {
+                        case .success: continuation.resume(returning: box.get())
+                        case .failure(let error): continuation.resume(throwing: error)
+                        }
+                    }))
+        }
+    }
+
+    func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T {
+        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        let failure = ResultBox<any Error>()
+        writer.submit(
+            Writer.Request(
+                eventCount: eventCount,
+                body: { storeWriter in box.set(try body(storeWriter)) },
+                complete: { outcome in
+                    if case .failure(let error) = outcome { failure.set(error) }
+                    done.signal()
+                }))
+        done.wait()
+        if let error = failure.getIfSet() { throw error }
+        return box.get()
+    }
+
+    /// Appends local changes as one atomic batch and returns their events once durable.
+    ///
+    /// Every change is checked before anything is written: one invalid change fails the whole
+    /// batch and writes nothing.
+    ///
+    /// ```swift
+    /// let events = try await store.append([
+    ///     .put("notes", id: "n1", fields: ["title": "Groceries"]),
+    ///     .patch("notes", id: "n1", fields: ["done": true]),
+    /// ])
+    /// ```
+    ///
+    /// - Returns: The appended events, in order, with their seqs and stamps.
+    /// - Throws: ``EventStoreError`` (invalid change, event or batch too large, store closed).
+    @discardableResult
+    public func append(_ changes: [Change]) async throws -> [Event] {
+        try validate(changes)
+        return try await write(eventCount: changes.count) { writer in try changes.map { try writer.append($0) } }
+    }
+
+    /// The blocking variant of ``append(_:)-([Change])``.
+    @_disfavoredOverload
+    @discardableResult
+    public func append(_ changes: [Change]) throws -> [Event] {
+        try validate(changes)
+        return try writeBlocking(eventCount: changes.count) { writer in try changes.map { try writer.append($0) } }
+    }
+
+    private func validate(_ changes: [Change]) throws {
+        var bytes = 0
+        for change in changes {
+            try Validation.change(change)
+            bytes += 48 + change.collection.utf8.count + change.item.utf8.count
+                + change.fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes }
+        }
+        try Validation.batch(count: changes.count, bytes: bytes, configuration: configuration)
+    }
+
+    /// Replaces an item with `fields`.
+    @discardableResult
+    public func put(_ collection: String, id: String, fields: [String: Value]) async throws -> Event {
+        try await append([.put(collection, id: id, fields: fields)])[0]
+    }
+
+    /// Sets `fields` on an item, keeping its other fields.
+    @discardableResult
+    public func patch(_ collection: String, id: String, fields: [String: Value]) async throws -> Event {
+        try await append([.patch(collection, id: id, fields: fields)])[0]
+    }
+
+    /// Deletes an item.
+    @discardableResult
+    public func delete(_ collection: String, id: String) async throws -> Event {
+        try await append([.delete(collection, id: id)])[0]
+    }
+
+    /// What ``ingest(_:)-([Event])`` did with a batch of received events.
+    public struct IngestResult: Sendable, Hashable {
+        /// The events appended, with their seqs in this log.
+        public var appended: [Event]
+        /// The ids of events the log already held.
+        public var duplicates: [EventID]
+    }
+
+    /// Appends events received from other replicas as one atomic batch; events already in the
+    /// log are skipped (idempotent).
+    ///
+    /// Every event is checked first (names, fields, size, clock skew): one invalid event fails
+    /// the batch and writes nothing.
+    public func ingest(_ events: [Event]) async throws -> IngestResult {
+        try validate(events)
+        return try await write(eventCount: events.count) { writer in try writer.ingestAll(events) }
+    }
+
+    /// The blocking variant of ``ingest(_:)-([Event])``.
+    @_disfavoredOverload
+    public func ingest(_ events: [Event]) throws -> IngestResult {
+        try validate(events)
+        return try writeBlocking(eventCount: events.count) { writer in try writer.ingestAll(events) }
+    }
+
+    func validate(_ events: [Event]) throws {
+        var bytes = 0
+        for event in events { bytes += try Validation.event(event, limit: configuration.maxEventBytes) }
+        try Validation.batch(count: events.count, bytes: bytes, configuration: configuration)
+        let clock = self.clock.withLock { $0 }
+        for event in events { try clock.validate(event.hlc) }
+    }
+}
+
+extension StoreWriter {
+    /// Ingests a batch, collecting what was appended and what was a duplicate.
+    public func ingestAll(_ events: [Event]) throws -> Store.IngestResult {
+        var result = Store.IngestResult(appended: [], duplicates: [])
+        for event in events {
+            switch try ingest(event) {
+            case .appended(let seq):
+                var appended = event
+                appended.seq = seq
+                result.appended.append(appended)
+            case .duplicate:
+                result.duplicates.append(event.id)
+            }
+        }
+        return result
+    }
+}
+
+/// Carries a result from the writer thread to the waiting caller.
+final class ResultBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+
+    func set(_ value: T) {
+        lock.lock()
+        self.value = value
+        lock.unlock()
+    }
+
+    func get() -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return value!
+    }
+
+    func getIfSet() -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}

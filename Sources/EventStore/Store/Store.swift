@@ -1,0 +1,154 @@
+import Logging
+import LMDB
+import Synchronization
+
+/// An event store: an append-only event log with items and a search index derived from it.
+///
+/// ```swift
+/// let store = try Store.open(at: "/var/lib/app/store")
+/// try await store.put("notes", id: "n1", fields: ["title": "Sync design", "tags": ["work"]])
+/// let note = try store.item("notes", "n1")
+/// let hits = try store.search("sync", in: "notes")
+/// ```
+///
+/// One instance per path and process: opening a path this process already opened returns the
+/// same store. Writes from any number of tasks are group-committed by one writer thread; reads
+/// run on the caller's thread in short read transactions and never block writes.
+///
+/// `Store` is `Sendable`: the storage environment is thread-safe, write transactions live only on
+/// the writer thread, and read transactions never escape their closure.
+public final class Store: @unchecked Sendable {
+    /// The store's directory.
+    public let path: String
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+    /// This replica's id, created with the store.
+    public let replicaID: ReplicaID
+
+    let environment: Environment
+    let schema: Schema
+    let logger: Logger
+    let writer: Writer?
+    let commits = CommitSignal()
+    /// The clock as of the last commit; each write transaction starts from it.
+    let clock: Mutex<HybridLogicalClock>
+
+    private static let registry = Mutex<[String: WeakStore]>([:])
+
+    /// Opens the store at `path`, creating it when the directory is empty or missing.
+    ///
+    /// - Parameters:
+    ///   - path: The store's directory.
+    ///   - configuration: Limits, durability, search fields and projections.
+    /// - Returns: The open store (the existing instance when this process already opened `path`).
+    /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
+    ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
+    ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version), or
+    ///   ``EventStoreError/Code/notFound`` (read-only and missing).
+    public static func open(at path: String, configuration: Configuration = Configuration()) throws -> Store {
+        let environment = try openEnvironment(path: path, configuration: configuration)
+        return try registry.withLock { registry in
+            if let existing = registry[environment.path]?.store, !existing.isClosed {
+                if existing.configuration.readOnly && !configuration.readOnly {
+                    throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
+                }
+                return existing
+            }
+            let store = try Store(environment: environment, configuration: configuration)
+            registry[environment.path] = WeakStore(store: store)
+            return store
+        }
+    }
+
+    private init(environment: Environment, configuration: Configuration) throws {
+        self.environment = environment
+        self.path = environment.path
+        self.configuration = configuration
+        self.logger = configuration.logger
+        let bootstrap = try StoreBootstrap.run(environment: environment, configuration: configuration)
+        self.schema = bootstrap.schema
+        self.replicaID = bootstrap.replicaID
+        let stored = try environment.read { tx in try Meta.uint64(tx, bootstrap.schema.meta, Meta.hlc) ?? 0 }
+        self.clock = Mutex(
+            HybridLogicalClock(
+                last: HLCTimestamp(rawValue: stored), maxSkewMilliseconds: configuration.maxClockSkewMilliseconds,
+                physicalTime: configuration.physicalClock))
+        self.writer = configuration.readOnly ? nil : Writer(label: "eventstore.writer")
+        writer?.store = self
+        logger.debug(
+            "store opened",
+            metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
+        if bootstrap.needsRebuild {
+            logger.info("custom projection versions changed; rebuilding projections", metadata: ["path": "\(path)"])
+            try rebuildProjections()
+        }
+    }
+
+    deinit {
+        writer?.stop()
+    }
+
+    private static func openEnvironment(path: String, configuration: Configuration) throws -> Environment {
+        var options = Environment.Configuration()
+        options.mapSize = configuration.mapSize
+        options.readOnly = configuration.readOnly
+        options.durability = configuration.durability.lmdb
+        options.maxDatabases = Schema.databaseCount(customProjections: configuration.projections)
+        do {
+            return try Environment.open(path: path, configuration: options)
+        } catch let error as LMDBError {
+            throw EventStoreError(openFailure: error, path: path)
+        }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { writer?.isStopped ?? closedReadOnly.withLock { $0 } }
+    private let closedReadOnly = Mutex(false)
+
+    /// Finishes pending writes and stops the writer. Later writes throw
+    /// ``EventStoreError/Code/closed``; the storage closes when the last reference goes away.
+    public func close() {
+        writer?.stop()
+        closedReadOnly.withLock { $0 = true }
+        commits.finish()
+        _ = Store.registry.withLock { $0.removeValue(forKey: path) }
+    }
+
+    /// Changes the durability policy for later commits (see ``Durability``).
+    public func setDurability(_ durability: Durability) throws {
+        try environment.setDurability(durability.lmdb)
+    }
+
+    /// Flushes all committed data to disk (after ``Durability/bulk`` writes).
+    public func sync() throws {
+        try environment.sync(force: true)
+    }
+}
+
+private struct WeakStore {
+    weak var store: Store?
+}
+
+extension Store.Durability {
+    var lmdb: Environment.Durability {
+        switch self {
+        case .durable: .durable
+        case .relaxed: .relaxed
+        case .bulk: .bulk
+        }
+    }
+}
+
+extension EventStoreError {
+    init(openFailure error: LMDBError, path: String) {
+        switch error {
+        case .notDirectory: self.init(.notADirectory, "\(path) is not a directory", cause: error)
+        case .invalid, .corrupted, .pageNotFound:
+            self.init(.notAStore, "\(path) holds a file that is not an event store, or a damaged one", cause: error)
+        case .versionMismatch:
+            self.init(.unsupportedFormat, "\(path) was written by an incompatible storage version", cause: error)
+        case .noSuchFile: self.init(.notFound, "no store at \(path)", cause: error)
+        default: self.init(.storage, "cannot open \(path)", cause: error)
+        }
+    }
+}

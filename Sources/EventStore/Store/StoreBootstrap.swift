@@ -1,0 +1,78 @@
+import LMDB
+
+/// Opening a store: recognise or create the layout, read identity, check versions.
+struct StoreBootstrap {
+    var schema: Schema
+    var replicaID: ReplicaID
+    var created: Bool
+    var needsRebuild: Bool
+
+    static func run(environment: Environment, configuration: Store.Configuration) throws -> StoreBootstrap {
+        for projection in configuration.projections {
+            try Validation.collection(projection.name)
+        }
+        do {
+            if configuration.readOnly {
+                return try environment.read { tx in try openExisting(tx, configuration: configuration) }
+            }
+            return try environment.write { tx in
+                let main = try tx.openMainDatabase()
+                if try tx.count(of: main) == 0 {
+                    return try create(tx, configuration: configuration)
+                }
+                return try openExisting(tx, configuration: configuration)
+            }
+        } catch let error as LMDBError {
+            if error == .notFound {
+                throw EventStoreError(.notAStore, "\(environment.path) holds an LMDB environment that is not an event store")
+            }
+            if error == .incompatible {
+                throw EventStoreError(.notAStore, "\(environment.path) holds an incompatible LMDB environment", cause: error)
+            }
+            throw EventStoreError(.storage, "cannot open \(environment.path)", cause: error)
+        }
+    }
+
+    private static func create(_ tx: WriteTransaction, configuration: Store.Configuration) throws -> StoreBootstrap {
+        let schema = try Schema.open(in: tx, create: true, projections: configuration.projections)
+        let replica = configuration.replicaID ?? .random()
+        var writer = ByteWriter(capacity: 16)
+        writer.write(replica)
+        try tx.put(writer.bytes, forKey: Array(Meta.replica.utf8), in: schema.meta)
+        try Meta.setUInt64(tx, schema.meta, Meta.format, Meta.currentFormat)
+        try Meta.setUInt64(tx, schema.meta, Meta.generation, 0)
+        try Meta.setUInt64(tx, schema.meta, Meta.created, configuration.physicalClock())
+        let writerForProjections = ProjectionWriter(databases: schema.generations[0], configuration: configuration)
+        try writerForProjections.checkpoint(through: 0, tx: tx)
+        return StoreBootstrap(schema: schema, replicaID: replica, created: true, needsRebuild: false)
+    }
+
+    private static func openExisting(_ tx: ReadTransaction, configuration: Store.Configuration) throws -> StoreBootstrap {
+        let meta = try tx.openDatabase(named: "meta")
+        guard let format = try Meta.uint64(tx, meta, Meta.format) else {
+            throw EventStoreError(.notAStore, "the store's metadata has no format version")
+        }
+        guard format <= Meta.currentFormat else {
+            throw EventStoreError(
+                .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
+        }
+        let schema = try Schema.open(in: tx, create: !configuration.readOnly, projections: configuration.projections)
+        guard let replicaBytes = try tx.value(forKey: Array(Meta.replica.utf8), in: meta), replicaBytes.count == 16 else {
+            throw EventStoreError(.notAStore, "the store's metadata has no replica id")
+        }
+        let replica = try replicaBytes.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer)
+            return try reader.readReplicaID()
+        }
+        var needsRebuild = false
+        if !configuration.projections.isEmpty {
+            let generation = try StoreReader.activeGeneration(tx, schema)
+            for projection in configuration.projections {
+                let stored = try tx.value(
+                    forKey: ProjectionWriter.versionKey(projection.name), in: schema.generations[generation].state)
+                if stored != Keys.seq(UInt64(projection.version)) { needsRebuild = true }
+            }
+        }
+        return StoreBootstrap(schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild)
+    }
+}

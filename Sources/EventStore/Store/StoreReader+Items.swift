@@ -1,0 +1,142 @@
+import LMDB
+
+/// A page of items from ``StoreReader/items(in:after:limit:)``.
+public struct ItemPage: Sendable, Hashable {
+    /// The items, in id order (by UTF-8 bytes).
+    public var items: [Item]
+    /// The cursor for the next page, or `nil` after the last page.
+    public var next: String?
+}
+
+extension StoreReader {
+    /// The item, or `nil` when it does not exist (never written, or deleted).
+    public func item(_ collection: String, _ id: String) throws -> Item? {
+        try itemState(collection, id).flatMap { $0.exists ? $0.item(collection: collection, id: id) : nil }
+    }
+
+    /// The merged state of an item, deleted or not.
+    func itemState(_ collection: String, _ id: String) throws -> ItemState? {
+        try Keys.item(collection, id).withUnsafeBytes { key in
+            try tx.value(forKey: key, in: try projection.items).map { try ItemState(decoding: $0) }
+        }
+    }
+
+    /// A page of a collection's items in stable id order, after the cursor `after`.
+    ///
+    /// ```swift
+    /// var page = try reader.items(in: "notes", limit: 100)
+    /// while let next = page.next { page = try reader.items(in: "notes", after: next, limit: 100) }
+    /// ```
+    public func items(in collection: String, after cursor: String? = nil, limit: Int = 100) throws -> ItemPage {
+        var items: [Item] = []
+        var more = false
+        try forEachItemState(in: collection, after: cursor) { id, state in
+            guard state.exists else { return true }
+            if items.count == limit {
+                more = true
+                return false
+            }
+            items.append(state.item(collection: collection, id: id))
+            return true
+        }
+        return ItemPage(items: items, next: more ? items.last?.id : nil)
+    }
+
+    /// Calls `body` with each item state of a collection (deleted ones included) in id order.
+    func forEachItemState(
+        in collection: String, after cursor: String? = nil, _ body: (String, ItemState) throws -> Bool
+    ) throws {
+        let prefix = Keys.collectionPrefix(collection)
+        var start = prefix
+        if let cursor {
+            start.append(contentsOf: cursor.utf8)
+            start.append(0)  // the smallest key after the cursor's own
+        }
+        try start.withUnsafeBytes { start in
+            try tx.forEach(in: try projection.items, from: start) { key, value in
+                guard key.starts(with: prefix) else { return false }
+                let (_, id) = try Keys.splitItem(key)
+                return try body(id, try ItemState(decoding: value))
+            }
+        }
+    }
+
+    /// The number of existing items in a collection.
+    public func count(in collection: String) throws -> Int {
+        try tx.value(forKey: ProjectionWriter.countKey(collection), in: try projection.state)
+            .map { Int(Counter.decode($0)) } ?? 0
+    }
+
+    /// The names of the collections that hold or held items.
+    public func collections() throws -> [String] {
+        var names: [String] = []
+        try tx.withCursor(on: try projection.items) { cursor in
+            var entry = try cursor.first()
+            while let current = entry {
+                let (collection, _) = try Keys.splitItem(current.key)
+                names.append(collection)
+                entry = try cursor.seek(atLeast: Keys.collectionPrefix(collection).dropLast() + [1])
+            }
+        }
+        return names
+    }
+
+    /// Conflict records, optionally for one collection or one item, in key order.
+    public func conflicts(collection: String? = nil, item: String? = nil, limit: Int = .max) throws -> [ConflictRecord] {
+        var prefix: [UInt8] = []
+        if let collection {
+            prefix = Keys.collectionPrefix(collection)
+            if let item { prefix = Keys.item(collection, item) + [0] }
+        }
+        var records: [ConflictRecord] = []
+        try prefix.withUnsafeBytes { start in
+            try tx.forEach(in: try projection.conflicts, from: prefix.isEmpty ? nil : start) { key, value in
+                guard key.starts(with: prefix), records.count < limit else { return false }
+                records.append(try ConflictRecord(key: key, value: value))
+                return true
+            }
+        }
+        return records
+    }
+
+    /// A value from a custom projection's database.
+    public func projectionValue(forKey key: [UInt8], projection name: String, database: String) throws -> [UInt8]? {
+        guard let db = try projection.custom["\(name).\(database)"] else {
+            throw EventStoreError(.projection, "no projection database \(name).\(database)")
+        }
+        return try tx.value(forKey: key, in: db)
+    }
+
+    /// Every entry of a custom projection's database, in key order.
+    public func projectionEntries(projection name: String, database: String) throws -> [(key: [UInt8], value: [UInt8])] {
+        guard let db = try projection.custom["\(name).\(database)"] else {
+            throw EventStoreError(.projection, "no projection database \(name).\(database)")
+        }
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        try tx.forEach(in: db) { key, value in
+            entries.append((Array(key), Array(value)))
+            return true
+        }
+        return entries
+    }
+}
+
+extension Store {
+    /// Runs `body` with a consistent read-only view of the store.
+    ///
+    /// Reads never wait for writes. Copy out what you need: the reader is invalid afterwards.
+    public func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        try environment.read { tx in try body(StoreReader(tx: tx, store: self)) }
+    }
+
+    /// The seq of the last event in the log.
+    public func head() throws -> UInt64 { try read { try $0.head() } }
+
+    /// The item, or `nil` when it does not exist.
+    public func item(_ collection: String, _ id: String) throws -> Item? {
+        try read { try $0.item(collection, id) }
+    }
+
+    /// The number of existing items in a collection.
+    public func count(in collection: String) throws -> Int { try read { try $0.count(in: collection) } }
+}

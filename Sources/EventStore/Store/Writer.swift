@@ -1,0 +1,198 @@
+import Foundation
+import LMDB
+import Synchronization
+
+/// The single writer: one thread that owns every write transaction and group-commits the
+/// requests of concurrent callers.
+///
+/// Callers enqueue requests and wait. The thread takes every pending request (up to
+/// ``Store/Configuration/groupCommitMaxEvents`` events), runs each in a nested transaction of
+/// one write transaction, and commits once: one `fsync` pays for the whole group. A request that
+/// throws is rolled back alone; the others commit. Each caller resumes only after the commit
+/// holding its events is durable.
+final class Writer: @unchecked Sendable {
+    /// A unit of work for the writer thread.
+    struct Request: Sendable {
+        let eventCount: Int
+        let body: @Sendable (StoreWriter) throws -> Void
+        let complete: @Sendable (Result<Void, any Error>) -> Void
+        /// Work that manages its own transactions (rebuilds); it runs alone.
+        var exclusive: (@Sendable (Store) throws -> Void)? = nil
+    }
+
+    private struct Queue {
+        var pending: [Request] = []
+        var stopped = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let condition = NSCondition()
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    /// Set once by the store before the first request; read only on the writer thread.
+    weak var store: Store?
+
+    init(label: String) {
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = label
+        thread.stackSize = 8 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    var isStopped: Bool { queue.withLock { $0.stopped } }
+
+    /// Enqueues a request; fails it at once when the writer is stopped.
+    func submit(_ request: Request) {
+        let accepted = queue.withLock { queue -> Bool in
+            guard !queue.stopped else { return false }
+            queue.pending.append(request)
+            return true
+        }
+        guard accepted else {
+            request.complete(.failure(EventStoreError(.closed, "the store is closed")))
+            return
+        }
+        condition.lock()
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Finishes the pending requests, then ends the thread.
+    func stop() {
+        let wasRunning = queue.withLock { queue -> Bool in
+            defer { queue.stopped = true }
+            return !queue.stopped
+        }
+        guard wasRunning else { return }
+        condition.lock()
+        condition.signal()
+        condition.unlock()
+        if Thread.current != thread { finished.wait() }
+    }
+
+    private func takeGroup(maxEvents: Int) -> (group: [Request], stopped: Bool) {
+        queue.withLock { queue in
+            var taken = 0
+            var events = 0
+            while taken < queue.pending.count {
+                if queue.pending[taken].exclusive != nil {
+                    if taken == 0 { taken = 1 }
+                    break
+                }
+                let next = queue.pending[taken].eventCount
+                if taken > 0 && events + next > maxEvents { break }
+                events += next
+                taken += 1
+            }
+            let group = Array(queue.pending.prefix(taken))
+            queue.pending.removeFirst(taken)
+            return (group, queue.stopped)
+        }
+    }
+
+    private func run() {
+        while true {
+            let maxEvents = store?.configuration.groupCommitMaxEvents ?? 10_000
+            let (group, stopped) = takeGroup(maxEvents: maxEvents)
+            if group.isEmpty {
+                if stopped { break }
+                condition.lock()
+                if queue.withLock({ $0.pending.isEmpty && !$0.stopped }) { condition.wait() }
+                condition.unlock()
+                continue
+            }
+            guard let store else {
+                for request in group { request.complete(.failure(EventStoreError(.closed, "the store is closed"))) }
+                continue
+            }
+            if let exclusive = group[0].exclusive {
+                do {
+                    try exclusive(store)
+                    group[0].complete(.success(()))
+                } catch {
+                    group[0].complete(.failure(error))
+                }
+                continue
+            }
+            perform(group, store: store)
+        }
+        finished.signal()
+    }
+
+    private func perform(_ group: [Request], store: Store) {
+        var outcomes: [Result<Void, any Error>] = []
+        do {
+            let head = try store.environment.write { tx -> UInt64 in
+                outcomes = []
+                let session = try WriteSession(store: store, tx: tx)
+                if group.count == 1 {
+                    try group[0].body(StoreWriter(tx: tx, session: session))
+                    outcomes.append(.success(()))
+                } else {
+                    for request in group {
+                        let snapshot = session.state
+                        do {
+                            try tx.nested { child in try request.body(StoreWriter(tx: child, session: session)) }
+                            outcomes.append(.success(()))
+                        } catch LMDBError.mapFull {
+                            throw LMDBError.mapFull
+                        } catch {
+                            session.state = snapshot
+                            outcomes.append(.failure(error))
+                        }
+                    }
+                }
+                try session.finish()
+                return session.state.head
+            }
+            store.commits.publish(head: head)
+        } catch {
+            outcomes = group.map { _ in .failure(error) }
+        }
+        for (request, outcome) in zip(group, outcomes) { request.complete(outcome) }
+    }
+}
+
+/// Wakes change-stream readers after each commit.
+final class CommitSignal: Sendable {
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<UInt64>.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var finished = false
+    }
+    private let state = Mutex(State())
+
+    /// A stream of heads, keeping only the newest unread one.
+    func subscribe() -> AsyncStream<UInt64> {
+        let (stream, continuation) = AsyncStream<UInt64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state -> UInt64? in
+            guard !state.finished else { return nil }
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(head: UInt64) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(head) }
+    }
+
+    func finish() {
+        let subscribers = state.withLock { state -> [AsyncStream<UInt64>.Continuation] in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

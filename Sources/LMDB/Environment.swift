@@ -1,0 +1,330 @@
+internal import CLMDB
+import Synchronization
+
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// An open LMDB environment: one directory holding `data.mdb` and `lock.mdb`.
+///
+/// Open it once per process with ``open(path:configuration:)`` (a second open of the same path
+/// returns the same instance, since LMDB forbids opening an environment twice in one process),
+/// then run closure-scoped transactions:
+///
+/// ```swift
+/// let environment = try Environment.open(path: "/tmp/example")
+/// let db = try environment.write { tx in try tx.openDatabase(named: "notes", options: .create) }
+/// try environment.write { tx in try tx.put(Array("hello".utf8), forKey: Array("k".utf8), in: db) }
+/// let value = try environment.read { tx in try tx.value(forKey: Array("k".utf8), in: db) }
+/// ```
+///
+/// The environment is `Sendable`: the LMDB environment is thread-safe, and transactions never
+/// escape the closure that received them. The environment is opened with `MDB_NOTLS`, so read
+/// transactions are tied to their handle, not to a thread.
+///
+/// When a write fills the map, the transaction is aborted, the map grows and the write closure
+/// runs again: write closures must not have effects outside the transaction that cannot repeat.
+public final class Environment: @unchecked Sendable {
+    let env: OpaquePointer
+    /// The directory of the environment.
+    public let path: String
+    /// The configuration the environment was opened with.
+    public let configuration: Configuration
+
+    let resizeLock = ReadWriteLock()
+    let injector = FailureInjector()
+    private let readPool = Mutex<[PooledTransaction]>([])
+    private let durabilityState: Mutex<Durability>
+    private static let maxPooledReaders = 32
+
+    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+
+    /// Opens the environment at `path`, or returns the instance this process already opened there.
+    ///
+    /// - Parameters:
+    ///   - path: A directory. It is created when missing (unless read-only).
+    ///   - configuration: Map size, limits and durability.
+    /// - Returns: The open environment.
+    /// - Throws: ``LMDBError`` — ``LMDBError/notDirectory`` when `path` is a file,
+    ///   ``LMDBError/invalid`` when the directory holds a file that is not an LMDB environment,
+    ///   ``LMDBError/incompatible`` when this process holds the path open read-only and a
+    ///   writable environment is asked for.
+    public static func open(path: String, configuration: Configuration = Configuration()) throws -> Environment {
+        if !configuration.readOnly && configuration.createsDirectory {
+            try createDirectory(path)
+        }
+        let canonical = try canonicalPath(path)
+        return try registry.withLock { registry in
+            if let existing = registry[canonical]?.environment {
+                if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
+                return existing
+            }
+            let environment = try Environment(path: canonical, configuration: configuration)
+            registry[canonical] = WeakEnvironment(environment: environment)
+            return environment
+        }
+    }
+
+    private init(path: String, configuration: Configuration) throws {
+        var env: OpaquePointer?
+        try lmdbCheck(mdb_env_create(&env))
+        guard let env else { throw LMDBError.outOfMemory }
+        do {
+            try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(configuration.maxDatabases)))
+            try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)))
+            try lmdbCheck(mdb_env_set_mapsize(env, configuration.mapSize))
+            var flags = UInt32(MDB_NOTLS) | Environment.flags(for: configuration.durability)
+            if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+            try lmdbCheck(mdb_env_open(env, path, flags, 0o640))
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.env = env
+        self.path = path
+        self.configuration = configuration
+        self.durabilityState = Mutex(configuration.durability)
+        _ = try? checkReaders()
+    }
+
+    deinit {
+        readPool.withLock { pool in
+            for pooled in pool { mdb_txn_abort(pooled.txn) }
+            pool.removeAll()
+        }
+        mdb_env_close(env)
+    }
+
+    /// The largest key (and duplicate value) size LMDB accepts: 511 bytes in standard builds.
+    public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(env)) }
+
+    /// The version of the LMDB library in use, such as `0.9.24`.
+    public static var libraryVersion: String {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        _ = mdb_version(&major, &minor, &patch)
+        return "\(major).\(minor).\(patch)"
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only transaction and returns its result.
+    ///
+    /// The transaction sees a consistent snapshot and never blocks writers. Copy data out before
+    /// returning: buffers handed out by the transaction are invalid after the closure.
+    ///
+    /// - Parameter body: Work to do with the transaction. Do not store the transaction.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or an ``LMDBError`` from beginning the transaction.
+    public func read<T, E: Error>(_ body: (ReadTransaction) throws(E) -> T) throws -> T {
+        while true {
+            do {
+                return try resizeLock.withShared { () throws -> T in
+                    let txn = try beginReadTransaction()
+                    let transaction = ReadTransaction(txn: txn, environment: self)
+                    defer {
+                        transaction.invalidate()
+                        recycleReadTransaction(txn)
+                    }
+                    return try body(transaction)
+                }
+            } catch LMDBError.mapResized {
+                try adoptMapSize()
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction: commits when it returns, aborts when it throws.
+    ///
+    /// Writes are serialized: a second writer waits for the first to finish. When the map fills,
+    /// the transaction is aborted, the map grows, and `body` runs again from the start.
+    ///
+    /// - Parameter body: Work to do with the transaction. Do not store the transaction.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (the transaction is aborted), or an ``LMDBError``.
+    public func write<T, E: Error>(_ body: (WriteTransaction) throws(E) -> T) throws -> T {
+        precondition(!configuration.readOnly, "write transaction on a read-only environment")
+        while true {
+            do {
+                return try resizeLock.withShared { () throws -> T in
+                    try writeOnce(body)
+                }
+            } catch LMDBError.mapFull where configuration.growsAutomatically {
+                try grow()
+            } catch LMDBError.mapResized {
+                try adoptMapSize()
+            }
+        }
+    }
+
+    private func writeOnce<T, E: Error>(_ body: (WriteTransaction) throws(E) -> T) throws -> T {
+        var txn: OpaquePointer?
+        try call("mdb_txn_begin") { mdb_txn_begin(env, nil, 0, &txn) }
+        guard let txn else { throw LMDBError.badTransaction }
+        let transaction = WriteTransaction(txn: txn, environment: self)
+        let result: T
+        do {
+            result = try body(transaction)
+        } catch {
+            transaction.invalidate()
+            mdb_txn_abort(txn)
+            // A map-full error wrapped by the body still means "grow and retry".
+            if transaction.sawMapFull { throw LMDBError.mapFull }
+            throw error
+        }
+        transaction.invalidate()
+        if let forced = injector.forcedCode(for: "mdb_txn_commit") {
+            mdb_txn_abort(txn)
+            throw LMDBError(code: forced)
+        }
+        try lmdbCheck(mdb_txn_commit(txn))
+        return result
+    }
+
+    private func beginReadTransaction() throws -> OpaquePointer {
+        if let forced = injector.forcedCode(for: "mdb_txn_begin") { throw LMDBError(code: forced) }
+        if let pooled = readPool.withLock({ $0.popLast() })?.txn {
+            let rc = mdb_txn_renew(pooled)
+            if rc == 0 { return pooled }
+            mdb_txn_abort(pooled)
+            throw LMDBError(code: rc)
+        }
+        var txn: OpaquePointer?
+        try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+        guard let txn else { throw LMDBError.badTransaction }
+        return txn
+    }
+
+    private func recycleReadTransaction(_ txn: OpaquePointer) {
+        mdb_txn_reset(txn)
+        let kept = readPool.withLock { pool -> Bool in
+            guard pool.count < Environment.maxPooledReaders else { return false }
+            pool.append(PooledTransaction(txn: txn))
+            return true
+        }
+        if !kept { mdb_txn_abort(txn) }
+    }
+
+    // MARK: Map size
+
+    /// Grows the map, with no transaction of this process active.
+    private func grow() throws {
+        try resizeLock.withExclusive { () throws -> Void in
+            drainReadPool()
+            let current = info().mapSize
+            guard current < configuration.maximumMapSize else { throw LMDBError.mapFull }
+            let doubled = max(current * 2, current + (64 << 20))
+            let newSize = min(doubled, configuration.maximumMapSize)
+            try lmdbCheck(mdb_env_set_mapsize(env, newSize))
+        }
+    }
+
+    /// Adopts a map size that another process set.
+    private func adoptMapSize() throws {
+        try resizeLock.withExclusive { () throws -> Void in
+            drainReadPool()
+            try lmdbCheck(mdb_env_set_mapsize(env, 0))
+        }
+    }
+
+    private func drainReadPool() {
+        readPool.withLock { pool in
+            for pooled in pool { mdb_txn_abort(pooled.txn) }
+            pool.removeAll()
+        }
+    }
+
+    // MARK: Durability
+
+    /// The durability policy now in force.
+    public var durability: Durability { durabilityState.withLock { $0 } }
+
+    /// Changes the durability policy for later commits.
+    ///
+    /// Switching from ``Durability/bulk`` back to a durable policy flushes the disk first.
+    public func setDurability(_ durability: Durability) throws {
+        try durabilityState.withLock { state throws -> Void in
+            let all = UInt32(MDB_NOSYNC) | UInt32(MDB_NOMETASYNC)
+            try lmdbCheck(mdb_env_set_flags(env, all, 0))
+            let flags = Environment.flags(for: durability)
+            if flags != 0 { try lmdbCheck(mdb_env_set_flags(env, flags, 1)) }
+            if state == .bulk && durability != .bulk { try lmdbCheck(mdb_env_sync(env, 1)) }
+            state = durability
+        }
+    }
+
+    /// Flushes committed data to disk.
+    ///
+    /// - Parameter force: Flush even when the durability policy says not to (the usual case after
+    ///   a ``Durability/bulk`` load).
+    public func sync(force: Bool = true) throws {
+        try lmdbCheck(mdb_env_sync(env, force ? 1 : 0))
+    }
+
+    static func flags(for durability: Durability) -> UInt32 {
+        switch durability.mode {
+        case .durable: 0
+        case .relaxed: UInt32(MDB_NOMETASYNC)
+        case .bulk: UInt32(MDB_NOSYNC)
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs an `mdb_*` call through the failure injector.
+    @inline(__always)
+    func call(_ function: String, _ body: () -> Int32) throws(LMDBError) {
+        if let forced = injector.forcedCode(for: function) { throw LMDBError(code: forced) }
+        try lmdbCheck(body())
+    }
+
+    private static func createDirectory(_ path: String) throws {
+        var isDirectory = stat()
+        if stat(path, &isDirectory) == 0 {
+            if (isDirectory.st_mode & S_IFMT) != S_IFDIR { throw LMDBError.notDirectory }
+            return
+        }
+        let parent = parentDirectory(path)
+        if parent != path && !parent.isEmpty { try createDirectory(parent) }
+        if mkdir(path, 0o750) != 0 && errno != EEXIST { throw LMDBError(code: errno) }
+    }
+
+    private static func parentDirectory(_ path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    private static func canonicalPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw LMDBError(code: errno) }
+        defer { free(resolved) }
+        var status = stat()
+        let canonical = String(cString: resolved)
+        if stat(canonical, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR { throw LMDBError.notDirectory }
+        return canonical
+    }
+}
+
+/// A reset read transaction kept for reuse; only touched under the pool's lock.
+private struct PooledTransaction: @unchecked Sendable {
+    let txn: OpaquePointer
+}
+
+private struct WeakEnvironment {
+    weak var environment: Environment?
+}
+
+#if ENABLE_MOCKING
+extension Environment {
+    /// Makes the next `times` calls of the named LMDB function fail with `error` (debug builds).
+    ///
+    /// Supported names: `mdb_txn_begin`, `mdb_txn_commit`, `mdb_put`, `mdb_get`, `mdb_cursor_put`.
+    public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1) {
+        injector.force(function, code: error.code, times: times)
+    }
+}
+#endif

@@ -1,0 +1,121 @@
+extension Store {
+    /// Rebuilds the projections as they were at `point` into a scratch environment.
+    ///
+    /// ```swift
+    /// let then = try store.replay(to: .seq(120))
+    /// for item in try then.items(in: "notes") { print(item.id, item["title"] ?? nil) }
+    /// ```
+    public func replay(to point: ReplayPoint, progress: (@Sendable (Progress) -> Void)? = nil) throws -> ReplayedState {
+        let head = try self.head()
+        let through: UInt64
+        switch point {
+        case .seq(let seq): through = min(seq, head)
+        case .hlc: through = head
+        }
+        let scratch = try ScratchProjections(configuration: configuration)
+        let counter = ResultBox<UInt64>()
+        counter.set(0)
+        try scratch.build(
+            from: self, through: through,
+            include: { event in
+                guard point.includes(event) else { return false }
+                counter.set(counter.get() + 1)
+                return true
+            }, progress: progress)
+        return ReplayedState(point: point, eventsApplied: counter.get(), scratch: scratch)
+    }
+
+    /// The history of one item up to `point`, event by event, with what each did to each field.
+    public func replaySteps(collection: String, item: String, to point: ReplayPoint = .seq(.max)) throws -> [ReplayStep] {
+        let events = try read { try $0.events(collection: collection, item: item) }.filter(point.includes)
+        var state = ItemState()
+        var steps: [ReplayStep] = []
+        for event in events {
+            let before = state.values
+            let outcomes = state.apply(event, collectOutcomes: true)
+            let after = state.values
+            var changes: [FieldChange] = []
+            for outcome in outcomes {
+                let change: FieldChange.Outcome
+                switch outcome.kind {
+                case .won: change = .set
+                case .cleared: change = .cleared
+                case .lost: change = .lost(to: outcome.winner?.eventID ?? event.id)
+                }
+                changes.append(FieldChange(field: outcome.field, old: before[outcome.field], new: after[outcome.field], outcome: change))
+            }
+            changes.sort { utf8Less($0.field, $1.field) }
+            steps.append(ReplayStep(event: event, changes: changes, itemAfter: state.exists ? state.item(collection: collection, id: item) : nil))
+        }
+        return steps
+    }
+
+    /// Every write to the fields of one item (or to one field), oldest stamp first, each with
+    /// whether it holds the field now and why — `git blame` for a field.
+    ///
+    /// ```swift
+    /// for entry in try store.history(collection: "notes", item: "n1", field: "title") {
+    ///     print(entry.won ? "✓" : " ", entry.event.id, entry.value ?? "∅", entry.reason)
+    /// }
+    /// ```
+    public func history(collection: String, item: String, field: String? = nil) throws -> [FieldHistoryEntry] {
+        let events = try read { try $0.events(collection: collection, item: item) }
+        var final = ItemState()
+        var known = Set<String>()
+        for event in events {
+            final.apply(event)
+            known.formUnion(event.fields.keys)
+        }
+        let fields = field.map { [$0] } ?? known.sorted(by: utf8Less)
+        var entries: [FieldHistoryEntry] = []
+        for name in fields {
+            let current = final.fields[name]
+            var writes: [FieldHistoryEntry] = []
+            for event in events {
+                let value: Value?
+                if let written = event.fields[name] {
+                    value = written
+                } else if event.operation != .patch {
+                    value = nil
+                } else {
+                    continue
+                }
+                let won: Bool
+                if let current {
+                    won = value != nil && current.eventID == event.id
+                } else {
+                    won = value == nil && final.floor?.eventID == event.id
+                }
+                writes.append(FieldHistoryEntry(field: name, event: event, value: value, won: won, reason: ""))
+            }
+            writes.sort { $0.event.stamp < $1.event.stamp }
+            for index in writes.indices {
+                writes[index].reason = Store.reason(for: writes[index], among: writes, current: current, floor: final.floor)
+            }
+            entries.append(contentsOf: writes)
+        }
+        return entries
+    }
+
+    static func reason(
+        for entry: FieldHistoryEntry, among writes: [FieldHistoryEntry], current: ItemState.Field?, floor: ItemState.Floor?
+    ) -> String {
+        let stamp = entry.event.stamp
+        if entry.won {
+            let rivals = writes.count - 1
+            let what = entry.value == nil ? "cleared the field" : "holds the field"
+            return rivals == 0 ? "\(what): the only write" : "\(what): the greatest stamp among \(writes.count) writes"
+        }
+        if let current {
+            let winner = current.stamp
+            if winner.hlc == stamp.hlc {
+                return "lost to \(current.eventID): equal clock stamps, origin \(winner.origin) orders after \(stamp.origin)"
+            }
+            return "superseded by \(current.eventID) stamped later (\(winner.hlc))"
+        }
+        if let floor {
+            return "cleared by the \(floor.isDelete ? "delete" : "put") \(floor.eventID) stamped later (\(floor.stamp.hlc))"
+        }
+        return "superseded"
+    }
+}

@@ -1,0 +1,483 @@
+import Foundation
+
+/// One term of a search query, as produced by ``Tokenizer/queryTerms(in:)``.
+///
+/// A term either has to match an index term exactly, or, when ``isPrefix`` is set, matches every
+/// index term that starts with ``text`` (search-as-you-type: `offl` finds `offline`).
+package struct QueryTerm: Sendable, Hashable {
+    /// The normalized term, folded exactly like index terms (`Café` → `cafe`).
+    package var text: String
+    /// Whether to match every index term that starts with ``text`` instead of ``text`` alone.
+    package var isPrefix: Bool
+
+    /// Creates a query term, e.g. `QueryTerm(text: "offl", isPrefix: true)`.
+    package init(text: String, isPrefix: Bool) {
+        self.text = text
+        self.isPrefix = isPrefix
+    }
+}
+
+/// The full-text tokenizer of the offline search index.
+///
+/// Text is normalized in three steps:
+/// 1. NFKC (`ﬁ` → `fi`, full-width `Ａ` → `A`, half-width katakana → katakana);
+/// 2. case folding to lowercase (`Straße` → `strasse`: `ß` becomes `ss`);
+/// 3. diacritic folding for Latin, Greek and Cyrillic letters (`é` → `e`, `Å` → `a`, `ё` → `е`,
+///    `ø` → `o`, `ł` → `l`), done by decomposing only scalars below U+0530 and in U+1E00–U+1FFF and
+///    dropping the combining marks. Hangul syllables are never decomposed into jamo.
+///
+/// Words are maximal runs of letters and digits (Unicode alphabetic or numeric scalars); whitespace,
+/// punctuation (including the apostrophe) and symbols separate words, and so does every change
+/// between a CJK script (Hangul, Han, Hiragana, Katakana) and anything else: `iPhone용` → `iphone`,
+/// `용`. A non-CJK word is one term, cut to ``maxTermBytes`` UTF-8 bytes at a character boundary.
+/// A CJK run is indexed as overlapping bigrams (`동기화를` → `동기`, `기화`, `화를`), or as a unigram
+/// when it is a single character, so that `동기화` finds `동기화를` when all query terms must match.
+///
+/// ASCII text takes a fast path that lowercases bytes directly and only allocates per term (and
+/// not at all for terms of up to 15 bytes); only chunks containing non-ASCII bytes go through
+/// Foundation's normalization.
+package struct Tokenizer: Sendable {
+    /// Longer words are cut to this many UTF-8 bytes, at a character boundary
+    /// (e.g. a 60-letter ASCII word is indexed as its first 48 letters).
+    package static let maxTermBytes = 48
+
+    /// Creates a tokenizer; it has no state, so one can be shared freely.
+    package init() {}
+
+    /// The index terms of `text`, in order of appearance; duplicates are kept because callers
+    /// count them.
+    ///
+    /// `indexTerms(in: "Sync'ing the café, 동기화를!")` →
+    /// `["sync", "ing", "the", "cafe", "동기", "기화", "화를"]`.
+    package func indexTerms(in text: String) -> [String] {
+        var terms: [String] = []
+        forEachIndexTerm(in: text) { terms.append($0) }
+        return terms
+    }
+
+    /// Calls `body` for each index term of `text`, in the same sequence as ``indexTerms(in:)``,
+    /// without building an array: `forEachIndexTerm(in: "Hello, World") { count[$0, default: 0] += 1 }`
+    /// sees `hello` and then `world`.
+    package func forEachIndexTerm(in text: String, _ body: (String) -> Void) {
+        _ = scan(text) { term, _ in body(term) }
+    }
+
+    /// The terms of a search query, normalized and split exactly like index terms.
+    ///
+    /// - The last word gets `isPrefix == true` when it is a non-CJK word that runs to the end of the
+    ///   query (search-as-you-type): `"sync offl"` → `sync`, `offl*`, but `"sync offl "` → `sync`,
+    ///   `offl`.
+    /// - A CJK run of two or more characters gives its bigrams with `isPrefix == false`; a run of one
+    ///   character (anywhere in the query) gives that unigram with `isPrefix == true`, so that `책`
+    ///   finds the indexed bigram `책을`.
+    /// - Duplicate terms are removed, keeping the first: `"sync sync"` → `sync` (exact). Since all
+    ///   terms must match, an exact term makes a later prefix term with the same text redundant.
+    package func queryTerms(in query: String) -> [QueryTerm] {
+        var terms: [QueryTerm] = []
+        var seen = Set<String>()
+        var lastKind: TermKind?
+        var lastWasAdded = false
+        let endsInWord = scan(query) { text, kind in
+            lastKind = kind
+            lastWasAdded = seen.insert(text).inserted
+            if lastWasAdded {
+                terms.append(QueryTerm(text: text, isPrefix: kind == .unigram))
+            }
+        }
+        if endsInWord, lastKind == .word, lastWasAdded {
+            terms[terms.count - 1].isPrefix = true
+        }
+        return terms
+    }
+
+    /// A tag normalized for exact tag filtering: folded like terms (NFKC, lowercase, diacritics),
+    /// whitespace trimmed and inner whitespace runs collapsed to one space; punctuation is kept.
+    /// Returns the empty string when nothing is left.
+    ///
+    /// `normalizeTag("  Café   Crème\t") == "cafe creme"`, `normalizeTag("C++") == "c++"`.
+    package func normalizeTag(_ tag: String) -> String {
+        var copy = tag
+        let ascii = copy.withUTF8 { Self.isASCII($0) }
+        if ascii {
+            return copy.withUTF8 { buffer in
+                String(unsafeUninitializedCapacity: buffer.count) { out in
+                    var count = 0
+                    var pendingSpace = false
+                    for byte in buffer {
+                        if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                            pendingSpace = count > 0
+                            continue
+                        }
+                        if pendingSpace {
+                            out[count] = 0x20
+                            count += 1
+                            pendingSpace = false
+                        }
+                        out[count] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                        count += 1
+                    }
+                    return count
+                }
+            }
+        }
+        var result = String.UnicodeScalarView()
+        var pendingSpace = false
+        Self.forEachFoldedScalar(of: tag) { scalar in
+            if scalar.properties.isWhitespace {
+                pendingSpace = !result.isEmpty
+                return
+            }
+            if pendingSpace {
+                result.append(" ")
+                pendingSpace = false
+            }
+            result.append(scalar)
+        }
+        return String(result)
+    }
+}
+
+// MARK: - Scanning
+
+extension Tokenizer {
+    /// What produced an emitted term: a non-CJK word, a CJK bigram, or a one-character CJK run.
+    private enum TermKind {
+        /// A non-CJK word such as `iphone` or `2024`.
+        case word
+        /// Two adjacent characters of a CJK run, such as `동기` in `동기화`.
+        case bigram
+        /// A CJK run of exactly one character, such as `용` in `iPhone용`.
+        case unigram
+    }
+
+    /// Bits 0–63 of the ASCII letter/digit set: the digits `0`–`9` (0x30–0x39).
+    private static let alnumLow: UInt64 = 0x03FF_0000_0000_0000
+    /// Bits 64–127 of the ASCII letter/digit set: `A`–`Z` (0x41–0x5A) and `a`–`z` (0x61–0x7A).
+    private static let alnumHigh: UInt64 = 0x07FF_FFFE_07FF_FFFE
+
+    /// Whether the ASCII byte `byte` (< 0x80) is a letter or digit, e.g. `a`, `Z`, `7`; `'` is not.
+    @inline(__always)
+    private static func isASCIIAlnum(_ byte: UInt8) -> Bool {
+        byte < 64 ? (alnumLow >> UInt64(byte)) & 1 != 0 : (alnumHigh >> UInt64(byte & 63)) & 1 != 0
+    }
+
+    /// Whether every byte of `buffer` is ASCII (an OR reduction the optimizer vectorizes).
+    @inline(__always)
+    private static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var bits: UInt8 = 0
+        for byte in buffer { bits |= byte }
+        return bits < 0x80
+    }
+
+    /// Splits `text` into terms, calling `emit` for each with its kind, and returns whether the text
+    /// ends inside a word (no separator after the last word), which makes a query's last word a prefix.
+    ///
+    /// The UTF-8 bytes are cut into chunks at ASCII separators (ASCII bytes other than letters and
+    /// digits). A chunk of ASCII letters and digits is one word, lowercased byte by byte. Chunks with
+    /// non-ASCII bytes, together with the separators between consecutive such chunks, form regions
+    /// handed to ``scanUnicode(_:_:)``. Cutting at ASCII separators is safe: no normalization step
+    /// combines anything across them, and they end words anyway.
+    @inline(__always)
+    private func scan(_ text: String, _ emit: (String, TermKind) -> Void) -> Bool {
+        let original = text
+        var text = text
+        return text.withUTF8 { buffer -> Bool in
+            let count = buffer.count
+            var index = 0
+            var endsInWord = false
+            var regionStart = -1
+            var regionEnd = 0
+
+            /// Hands the pending non-ASCII region to the Unicode path; returns its `endsInWord`.
+            func flushRegion() -> Bool {
+                let region = regionStart == 0 && regionEnd == count
+                    ? original
+                    : String(decoding: UnsafeBufferPointer(rebasing: buffer[regionStart..<regionEnd]), as: UTF8.self)
+                regionStart = -1
+                return scanUnicode(region, emit)
+            }
+
+            while index < count {
+                let byte = buffer[index]
+                if byte < 0x80 && !Self.isASCIIAlnum(byte) {
+                    index += 1
+                    endsInWord = false
+                    continue
+                }
+                let start = index
+                var ascii = true
+                while index < count {
+                    let byte = buffer[index]
+                    if byte >= 0x80 {
+                        ascii = false
+                    } else if !Self.isASCIIAlnum(byte) {
+                        break
+                    }
+                    index += 1
+                }
+                if ascii {
+                    if regionStart >= 0 { _ = flushRegion() }
+                    let length = min(index - start, Self.maxTermBytes)
+                    let term = String(unsafeUninitializedCapacity: length) { out in
+                        for offset in 0..<length {
+                            let byte = buffer[start + offset]
+                            out[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                        }
+                        return length
+                    }
+                    emit(term, .word)
+                    endsInWord = true
+                } else {
+                    if regionStart < 0 { regionStart = start }
+                    regionEnd = index
+                }
+            }
+            if regionStart >= 0 {
+                let end = regionEnd
+                let regionEndsInWord = flushRegion()
+                endsInWord = end == count && regionEndsInWord
+            }
+            return endsInWord
+        }
+    }
+
+    /// The Unicode path of ``scan(_:_:)``: normalizes `text` (see ``forEachFoldedScalar(of:_:)``),
+    /// splits it into words and CJK runs, and emits words, bigrams and unigrams in order.
+    ///
+    /// Combining marks continue the word they follow (Devanagari vowel signs, for instance) and are
+    /// ignored elsewhere; format characters such as the soft hyphen or ZWJ are ignored, except
+    /// U+200B ZERO WIDTH SPACE, which separates. `"자동 iPhone용"` → `자동` (bigram), `iphone` (word),
+    /// `용` (unigram). Returns whether the text ends inside a word.
+    private func scanUnicode(_ text: String, _ emit: (String, TermKind) -> Void) -> Bool {
+        var word = String.UnicodeScalarView()
+        var previousCJK: Unicode.Scalar?
+        var cjkRunLength = 0
+        var endsInWord = false
+
+        /// Emits the pending non-CJK word, cut to `maxTermBytes`.
+        func flushWord() {
+            guard !word.isEmpty else { return }
+            emit(Self.cut(String(word)), .word)
+            word = String.UnicodeScalarView()
+        }
+        /// Ends the pending CJK run, emitting its unigram when it has a single character.
+        func flushRun() {
+            if cjkRunLength == 1, let previousCJK {
+                emit(String(Character(previousCJK)), .unigram)
+            }
+            previousCJK = nil
+            cjkRunLength = 0
+        }
+
+        Self.forEachFoldedScalar(of: text) { scalar in
+            switch Self.classify(scalar) {
+            case .letter:
+                flushRun()
+                word.append(scalar)
+                endsInWord = true
+            case .cjk:
+                flushWord()
+                if let previous = previousCJK {
+                    var bigram = String.UnicodeScalarView()
+                    bigram.append(previous)
+                    bigram.append(scalar)
+                    emit(String(bigram), .bigram)
+                }
+                previousCJK = scalar
+                cjkRunLength += 1
+                endsInWord = true
+            case .mark:
+                if !word.isEmpty { word.append(scalar) }
+            case .ignorable:
+                break
+            case .separator:
+                flushWord()
+                flushRun()
+                endsInWord = false
+            }
+        }
+        flushWord()
+        flushRun()
+        return endsInWord
+    }
+
+    /// The role of a normalized scalar in word splitting.
+    private enum ScalarClass {
+        /// A non-CJK letter or digit (`a`, `ж`, `٣`).
+        case letter
+        /// A CJK letter (Hangul, Han, Hiragana, Katakana), e.g. `한`, `漢`, `か`, `カ`.
+        case cjk
+        /// A combining mark not removed by folding; continues the current non-CJK word.
+        case mark
+        /// An invisible format character (soft hyphen, ZWJ, BOM) that neither joins nor separates.
+        case ignorable
+        /// Whitespace, punctuation, symbols: ends the current word (`'`, `-`, `😀`).
+        case separator
+    }
+
+    /// Classifies `scalar` for word splitting, e.g. `a` → `.letter`, `한` → `.cjk`, `'` → `.separator`.
+    @inline(__always)
+    private static func classify(_ scalar: Unicode.Scalar) -> ScalarClass {
+        let value = scalar.value
+        if value < 0x80 {
+            return isASCIIAlnum(UInt8(value)) ? .letter : .separator
+        }
+        let properties = scalar.properties
+        if properties.isAlphabetic || properties.numericType != nil {
+            return isCJK(value) ? .cjk : .letter
+        }
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            return .mark
+        case .format:
+            return value == 0x200B ? .separator : .ignorable
+        default:
+            return .separator
+        }
+    }
+
+    /// Whether `value` is in a CJK script block: Hangul (U+AC00–D7A3, U+1100–11FF, U+3130–318F,
+    /// U+A960–A97F, U+D7B0–D7FF), Han (U+4E00–9FFF, U+3400–4DBF, U+F900–FAFF, U+20000–323AF,
+    /// and the marks 々〆〇), Hiragana (U+3040–309F) or Katakana (U+30A0–30FF, U+31F0–31FF).
+    @inline(__always)
+    private static func isCJK(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x11FF, 0x3005...0x3007, 0x3040...0x30FF, 0x3130...0x318F, 0x31F0...0x31FF,
+             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xD7B0...0xD7FF,
+             0xF900...0xFAFF, 0x20000...0x323AF:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `term` cut to at most ``maxTermBytes`` UTF-8 bytes at a character (grapheme) boundary, or at
+    /// a scalar boundary when the first character alone is longer. `cut("é" × 30)` keeps 24 `é`s.
+    private static func cut(_ term: String) -> String {
+        guard term.utf8.count > maxTermBytes else { return term }
+        var bytes = 0
+        for character in term {
+            let size = character.utf8.count
+            if bytes + size > maxTermBytes { break }
+            bytes += size
+        }
+        if bytes == 0 {
+            for scalar in term.unicodeScalars {
+                let size = UTF8.width(scalar)
+                if bytes + size > maxTermBytes { break }
+                bytes += size
+            }
+        }
+        return String(decoding: term.utf8.prefix(bytes), as: UTF8.self)
+    }
+}
+
+// MARK: - Folding
+
+extension Tokenizer {
+    /// Calls `body` with each scalar of `text` after NFKC, lowercasing and diacritic folding:
+    /// `"Ｃafé Ångström"` gives the scalars of `"cafe angstrom"`, `"한국어"` stays `"한국어"`.
+    ///
+    /// Scalars below U+0530 and in U+1E00–U+1FFF are replaced by their canonical decomposition
+    /// without combining marks (precomputed in ``foldTable``); combining diacritical marks
+    /// (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F) are dropped; final sigma
+    /// becomes σ. Hangul and every other script keep their composed form.
+    private static func forEachFoldedScalar(of text: String, _ body: (Unicode.Scalar) -> Void) {
+        let normalized = text.precomposedStringWithCompatibilityMapping.lowercased()
+        let table = foldTable
+        for scalar in normalized.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                body(scalar)
+                continue
+            }
+            let slot: Int
+            if value < foldLowEnd {
+                slot = Int(value)
+            } else if value >= foldHighStart && value < foldHighEnd {
+                slot = Int(value - foldHighStart) + Int(foldLowEnd)
+            } else {
+                switch value {
+                case 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F:
+                    continue
+                default:
+                    body(scalar)
+                    continue
+                }
+            }
+            let entry = table[slot]
+            if entry == foldIdentity {
+                body(scalar)
+            } else if entry == foldDrop {
+                continue
+            } else if entry & foldPairFlag != 0 {
+                body(Unicode.Scalar(UInt8(truncatingIfNeeded: entry >> 8)))
+                body(Unicode.Scalar(UInt8(truncatingIfNeeded: entry)))
+            } else if let folded = Unicode.Scalar(entry) {
+                body(folded)
+            }
+        }
+    }
+
+    /// End of the low folded range: scalars below U+0530 (Latin, Greek, Cyrillic).
+    private static let foldLowEnd: UInt32 = 0x530
+    /// Start of the high folded range: Latin Extended Additional (U+1E00) and Greek Extended.
+    private static let foldHighStart: UInt32 = 0x1E00
+    /// End of the high folded range (exclusive): U+2000.
+    private static let foldHighEnd: UInt32 = 0x2000
+    /// A ``foldTable`` entry meaning "keep the scalar unchanged".
+    private static let foldIdentity: UInt32 = 0xFFFF_FFFF
+    /// A ``foldTable`` entry meaning "drop the scalar" (a combining mark).
+    private static let foldDrop: UInt32 = 0xFFFF_FFFE
+    /// Flag of a ``foldTable`` entry that holds two ASCII scalars in its low 16 bits (`ß` → `ss`).
+    private static let foldPairFlag: UInt32 = 0x8000_0000
+
+    /// Letters without a canonical decomposition that are still folded, as search users expect:
+    /// `ß` → `ss`, `æ` → `ae`, `œ` → `oe`, `ø` → `o`, `đ` → `d`, `ħ` → `h`, `ı` → `i`, `ł` → `l`,
+    /// `ŧ` → `t`, and final sigma `ς` → `σ` (lowercasing alone does not unify sigma forms).
+    private static let extraFolds: [(UInt32, String)] = [
+        (0xDF, "ss"), (0xE6, "ae"), (0x153, "oe"), (0xF8, "o"), (0x111, "d"), (0x127, "h"),
+        (0x131, "i"), (0x142, "l"), (0x167, "t"), (0x3C2, "σ"),
+    ]
+
+    /// The folding of every scalar below U+0530 and in U+1E00–U+1FFF, indexed by scalar value (the
+    /// high range follows the low one): ``foldIdentity``, ``foldDrop``, a replacement scalar value
+    /// (`é` → `e`, `ё` → `е`, `ά` → `α`), or two ASCII scalars with ``foldPairFlag``. Built once,
+    /// on first use, from Foundation's canonical decomposition with combining marks removed.
+    private static let foldTable: [UInt32] = {
+        let highCount = Int(foldHighEnd - foldHighStart)
+        var table = [UInt32](repeating: foldIdentity, count: Int(foldLowEnd) + highCount)
+
+        /// The table entry for the folded form `folded` of a scalar.
+        func entry(_ folded: [Unicode.Scalar]) -> UInt32? {
+            switch folded.count {
+            case 0:
+                return foldDrop
+            case 1:
+                return folded[0].value
+            case 2 where folded[0].isASCII && folded[1].isASCII:
+                return foldPairFlag | folded[0].value << 8 | folded[1].value
+            default:
+                return nil
+            }
+        }
+        /// Records the folded form of the scalar `value` in `table` at `slot`.
+        func fill(_ value: UInt32, slot: Int) {
+            guard let scalar = Unicode.Scalar(value) else { return }
+            let decomposed = String(Character(scalar)).decomposedStringWithCanonicalMapping
+            let kept = Array(decomposed.unicodeScalars).filter { !(0x300...0x36F).contains($0.value) }
+            if kept.count == 1 && kept[0] == scalar { return }
+            if let folded = entry(kept) { table[slot] = folded }
+        }
+        for value in UInt32(0x80)..<foldLowEnd {
+            fill(value, slot: Int(value))
+        }
+        for value in foldHighStart..<foldHighEnd {
+            fill(value, slot: Int(value - foldHighStart) + Int(foldLowEnd))
+        }
+        for (value, folded) in extraFolds {
+            if let folded = entry(Array(folded.unicodeScalars)) { table[Int(value)] = folded }
+        }
+        return table
+    }()
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// A collection of typed models: `Codable & Identifiable` values stored as items.
+///
+/// Each model's coding keys become the item's fields; the `id` (a `String`, a `UUID`, or any
+/// `LosslessStringConvertible`) becomes the item id and is not stored as a field.
+///
+/// ```swift
+/// struct Note: Codable, Identifiable, Sendable {
+///     var id: String
+///     var title: String
+///     var tags: [String]
+///     var done = false
+/// }
+/// let notes = store.collection(Note.self, named: "notes")
+/// try await notes.put(Note(id: "n1", title: "Groceries", tags: ["home"]))
+/// try await notes.patch(id: "n1", \.done, to: true)
+/// let note = try notes.get("n1")
+/// let page = try notes.all(limit: 50)
+/// ```
+public struct TypedCollection<Model: Codable & Identifiable & Sendable>: Sendable
+where Model.ID: LosslessStringConvertible & Sendable {
+    /// The store.
+    public let store: Store
+    /// The collection name.
+    public let name: String
+
+    /// A page of models from ``all(after:limit:)``.
+    public struct Page: Sendable {
+        /// The models, in id order.
+        public var models: [Model]
+        /// The cursor for the next page, or `nil` after the last page.
+        public var next: String?
+    }
+
+    /// Replaces the model's item with the model's fields.
+    @discardableResult
+    public func put(_ model: Model) async throws -> Event {
+        try await store.put(name, id: String(describing: model.id), fields: try ModelCoding.fields(of: model))
+    }
+
+    /// Replaces the items of several models in one atomic batch.
+    @discardableResult
+    public func put(_ models: [Model]) async throws -> [Event] {
+        try await store.append(models.map { .put(name, id: String(describing: $0.id), fields: try ModelCoding.fields(of: $0)) })
+    }
+
+    /// Sets some fields of a model's item, named as in the model's coding keys.
+    @discardableResult
+    public func patch(id: Model.ID, fields: [String: Value]) async throws -> Event {
+        try await store.patch(name, id: String(describing: id), fields: fields)
+    }
+
+    /// Sets one property of a model's item, by key path.
+    ///
+    /// The key path must name a stored property whose coding key is its name (the default for
+    /// synthesized `Codable`).
+    @discardableResult
+    public func patch<V: Encodable>(id: Model.ID, _ keyPath: KeyPath<Model, V>, to value: V) async throws -> Event {
+        guard let field = ModelCoding.fieldName(of: keyPath) else {
+            throw EventStoreError(.typeMismatch, "cannot name the field of key path \(keyPath)")
+        }
+        return try await patch(id: id, fields: [field: try ModelCoding.value(of: value)])
+    }
+
+    /// Deletes a model's item.
+    @discardableResult
+    public func delete(id: Model.ID) async throws -> Event {
+        try await store.delete(name, id: String(describing: id))
+    }
+
+    /// The model with `id`, or `nil` when its item does not exist.
+    ///
+    /// - Throws: ``EventStoreError/Code/typeMismatch`` naming the field and the types when the
+    ///   item's fields do not decode as `Model`.
+    public func get(_ id: Model.ID) throws -> Model? {
+        try store.item(name, String(describing: id)).map(ModelCoding.model)
+    }
+
+    /// A page of models in id order, after the cursor `after`.
+    public func all(after cursor: String? = nil, limit: Int = 100) throws -> Page {
+        let page = try store.read { try $0.items(in: name, after: cursor, limit: limit) }
+        return Page(models: try page.items.map(ModelCoding.model), next: page.next)
+    }
+
+    /// The number of models in the collection.
+    public func count() throws -> Int { try store.count(in: name) }
+}
+
+extension Store {
+    /// A typed view of a collection.
+    ///
+    /// - Parameters:
+    ///   - type: The model type.
+    ///   - name: The collection name (letters, digits, `-`, `_`, `.`).
+    public func collection<Model: Codable & Identifiable & Sendable>(_ type: Model.Type, named name: String)
+        -> TypedCollection<Model> where Model.ID: LosslessStringConvertible & Sendable
+    {
+        TypedCollection(store: self, name: name)
+    }
+}
+
+/// Converts models to fields and back through their `Codable` conformance.
+enum ModelCoding {
+    static func fields<Model: Encodable & Identifiable>(of model: Model) throws -> [String: Value] {
+        guard case .object(var fields) = try value(of: model) else {
+            throw EventStoreError(.typeMismatch, "\(Model.self) does not encode as an object of fields")
+        }
+        fields["id"] = nil
+        return fields
+    }
+
+    static func value<V: Encodable>(of value: V) throws -> Value {
+        do {
+            let data = try JSONEncoder().encode(value)
+            return try JSONDecoder().decode(Value.self, from: data)
+        } catch {
+            throw EventStoreError(.typeMismatch, "cannot encode \(V.self)", cause: error)
+        }
+    }
+
+    static func model<Model: Decodable>(_ item: Item) throws -> Model {
+        var fields = item.fields
+        fields["id"] = .string(item.id)
+        do {
+            let data = try JSONEncoder().encode(Value.object(fields))
+            return try JSONDecoder().decode(Model.self, from: data)
+        } catch let error as DecodingError {
+            throw EventStoreError(.typeMismatch, describe(error, model: Model.self, item: item), cause: error)
+        }
+    }
+
+    static func describe<Model>(_ error: DecodingError, model: Model.Type, item: Item) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        let what = "\(item.collection)/\(item.id) as \(Model.self)"
+        switch error {
+        case .typeMismatch(let type, let context):
+            let field = path(context)
+            let found = context.codingPath.first.flatMap { item.fields[$0.stringValue]?.kindName } ?? "another type"
+            return "cannot decode \(what): field '\(field)' should be \(type) but holds \(found)"
+        case .valueNotFound(let type, let context):
+            return "cannot decode \(what): field '\(path(context))' should be \(type) but is null"
+        case .keyNotFound(let key, _):
+            return "cannot decode \(what): field '\(key.stringValue)' is missing"
+        case .dataCorrupted(let context):
+            return "cannot decode \(what): field '\(path(context))': \(context.debugDescription)"
+        @unknown default:
+            return "cannot decode \(what): \(error)"
+        }
+    }
+
+    /// The property name of a key path, from its description (`\Note.title` → `title`).
+    static func fieldName<Root, V>(of keyPath: KeyPath<Root, V>) -> String? {
+        let description = "\(keyPath)"
+        guard let dot = description.firstIndex(of: ".") else { return nil }
+        let name = description[description.index(after: dot)...]
+        guard !name.isEmpty, !name.contains("."), !name.contains("?"), !name.contains("!") else { return nil }
+        return String(name)
+    }
+}

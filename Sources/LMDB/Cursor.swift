@@ -21,7 +21,7 @@ public struct CursorEntry {
 /// ```
 public class Cursor {
     var pointer: OpaquePointer?
-    unowned let environment: Environment
+    let environment: Environment
 
     init(cursor: OpaquePointer, environment: Environment) {
         self.pointer = cursor
@@ -105,7 +105,7 @@ extension Cursor: Sendable {}
 
 /// A cursor that can also write, from ``WriteTransaction/withWriteCursor(on:_:)``.
 public final class WriteCursor: Cursor {
-    unowned let transaction: WriteTransaction
+    let transaction: WriteTransaction
 
     init(cursor: OpaquePointer, environment: Environment, transaction: WriteTransaction) {
         self.transaction = transaction

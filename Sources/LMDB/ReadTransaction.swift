@@ -10,7 +10,7 @@ internal import CLMDB
 public class ReadTransaction {
     var txnPointer: OpaquePointer?
     /// The environment this transaction belongs to.
-    public unowned let environment: Environment
+    public let environment: Environment
 
     init(txn: OpaquePointer, environment: Environment) {
         self.txnPointer = txn

@@ -5,10 +5,12 @@ import LMDB
 ///
 /// The same code serves appends and rebuilds, which is what makes a rebuild byte-identical to
 /// the projections maintained incrementally.
-struct ProjectionWriter {
+final class ProjectionWriter {
     let databases: ProjectionDatabases
     let search: SearchIndexWriter
     let projections: [any Projection]
+    /// Counters pending for the checkpoint (see ``ProjectionCounters``).
+    var counters = ProjectionCounters()
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
@@ -38,10 +40,7 @@ struct ProjectionWriter {
         let outcomes = after.apply(event, collectOutcomes: true)
         try tx.put(after.encoded(), forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
-            let key = ProjectionWriter.countKey(event.collection)
-            let count = try tx.value(forKey: key, in: databases.state).map(Counter.decode) ?? 0
-            let updated = count + (after.exists ? 1 : -1)
-            if updated == 0 { try tx.delete(key, in: databases.state) } else { try tx.put(Counter.encode(updated), forKey: key, in: databases.state) }
+            try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
 
         for outcome in outcomes where outcome.concurrent {
@@ -54,7 +53,8 @@ struct ProjectionWriter {
         }
 
         try search.update(
-            collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases)
+            collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
+            counters: &counters)
 
         if !projections.isEmpty {
             let change = ProjectionChange(
@@ -71,6 +71,7 @@ struct ProjectionWriter {
 
     /// Records that every event through `seq` is applied, with each custom projection's version.
     func checkpoint(through seq: UInt64, tx: WriteTransaction) throws {
+        try counters.flush(tx: tx, databases: databases)
         try tx.put(Keys.seq(seq), forKey: ProjectionWriter.appliedKey, in: databases.state)
         for projection in projections {
             try tx.put(Keys.seq(UInt64(projection.version)), forKey: ProjectionWriter.versionKey(projection.name), in: databases.state)

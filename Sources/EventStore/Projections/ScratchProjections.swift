@@ -38,14 +38,15 @@ final class ScratchProjections {
         while applied < through {
             let end = try store.read { reader in
                 try environment.write { tx in
-                    try store.replayChunk(
+                    let end = try store.replayChunk(
                         from: applied + 1, into: projector, tx: tx, limit: min(Store.rebuildChunk, through - applied),
                         source: reader.tx, include: include)
+                    try projector.checkpoint(through: end, tx: tx)
+                    return end
                 }
             }
             if end <= applied { break }
             applied = end
-            try environment.write { tx in try projector.checkpoint(through: applied, tx: tx) }
             progress?(Store.Progress(processed: applied, total: through))
         }
     }

@@ -96,6 +96,8 @@ extension Store {
         from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64,
         source: ReadTransaction? = nil, include: (Event) -> Bool = { _ in true }
     ) throws -> UInt64 {
+        // A retried transaction (after the map grew) starts from the stored counters again.
+        projector.counters = ProjectionCounters()
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in

@@ -72,12 +72,13 @@ struct SearchIndexWriter {
     /// Re-indexes one item after a change from `before` to `after`.
     func update(
         collection: String, itemKey: [UInt8], before: ItemState, after: ItemState, tx: WriteTransaction,
-        databases: ProjectionDatabases
+        databases: ProjectionDatabases, counters: inout ProjectionCounters
     ) throws {
         if searchableContentEqual(collection: collection, before, after) { return }
         let stored = try StoredDocument.load(itemKey: itemKey, tx: tx, databases: databases)
         let document = self.document(collection: collection, state: after)
-        var stats = try CollectionStats.load(collection, tx: tx, db: databases.searchStats)
+        var stats = try counters.collectionStats(collection, tx: tx, databases: databases)
+        defer { counters.stats[collection] = stats }
 
         if let stored {
             try remove(stored, collection: collection, tx: tx, databases: databases)
@@ -89,28 +90,24 @@ struct SearchIndexWriter {
                 try tx.delete(itemKey, in: databases.searchDocs)
                 try tx.delete(StoredDocument.docIDKey(stored.docID), in: databases.searchDocIDs)
             }
-            try stats.save(collection, tx: tx, db: databases.searchStats)
             return
         }
-        let docID = try stored?.docID ?? allocateDocID(itemKey: itemKey, tx: tx, databases: databases)
+        let docID = try stored?.docID ?? allocateDocID(itemKey: itemKey, tx: tx, databases: databases, counters: &counters)
         let entry = StoredDocument(
             docID: docID, length: min(document.length, UInt32(UInt16.max)),
             terms: document.terms.map { ($0.key, UInt16(min($0.value, UInt32(UInt16.max)))) }
-                .sorted { utf8Less($0.0, $1.0) },
+                .sorted { $0.0 < $1.0 },
             tags: document.tags)
         try insert(entry, collection: collection, tx: tx, databases: databases)
         try tx.put(entry.encoded(), forKey: itemKey, in: databases.searchDocs)
         stats.documents += 1
         stats.totalLength += UInt64(entry.length)
-        try stats.save(collection, tx: tx, db: databases.searchStats)
     }
 
-    private func allocateDocID(itemKey: [UInt8], tx: WriteTransaction, databases: ProjectionDatabases) throws -> UInt32 {
-        let next = try tx.value(forKey: SearchIndexWriter.nextDocKey, in: databases.state).map {
-            $0.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)) }
-        } ?? 1
-        guard next < UInt32.max else { throw EventStoreError(.projection, "search index ran out of document ids") }
-        try tx.put(withUnsafeBytes(of: (next + 1).bigEndian, Array.init), forKey: SearchIndexWriter.nextDocKey, in: databases.state)
+    private func allocateDocID(
+        itemKey: [UInt8], tx: WriteTransaction, databases: ProjectionDatabases, counters: inout ProjectionCounters
+    ) throws -> UInt32 {
+        let next = try counters.allocateDocID(tx: tx, databases: databases)
         try tx.put(itemKey, forKey: StoredDocument.docIDKey(next), in: databases.searchDocIDs)
         return next
     }

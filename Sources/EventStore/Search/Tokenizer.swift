@@ -34,8 +34,9 @@ package struct QueryTerm: Sendable, Hashable {
 /// when it is a single character, so that `동기화` finds `동기화를` when all query terms must match.
 ///
 /// ASCII text takes a fast path that lowercases bytes directly and only allocates per term (and
-/// not at all for terms of up to 15 bytes); only chunks containing non-ASCII bytes go through
-/// Foundation's normalization.
+/// not at all for terms of up to 15 bytes); only chunks containing non-ASCII bytes take the
+/// Unicode path, which calls Foundation's NFKC only for text that needs it (combining marks,
+/// compatibility characters outside Latin/Greek/Cyrillic, jamo; see `forEachFoldedScalar`).
 package struct Tokenizer: Sendable {
     /// Longer words are cut to this many UTF-8 bytes, at a character boundary
     /// (e.g. a 60-letter ASCII word is indexed as its first 48 letters).
@@ -378,17 +379,27 @@ extension Tokenizer {
     /// Calls `body` with each scalar of `text` after NFKC, lowercasing and diacritic folding:
     /// `"Ｃafé Ångström"` gives the scalars of `"cafe angstrom"`, `"한국어"` stays `"한국어"`.
     ///
-    /// Scalars below U+0530 and in U+1E00–U+1FFF are replaced by their canonical decomposition
-    /// without combining marks (precomputed in ``foldTable``); combining diacritical marks
-    /// (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F) are dropped; final sigma
-    /// becomes σ. Hangul and every other script keep their composed form.
+    /// Scalars below U+0530 and in U+1E00–U+1FFF are replaced by their precomputed folding (see
+    /// ``foldTable``): their canonical decomposition without combining marks, so `é` → `e` but
+    /// Hangul and every other script keep their composed form. Combining diacritical marks
+    /// (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F) are dropped.
+    ///
+    /// When every scalar of `text` is ``isContextFree(_:)`` (the usual case for Latin, Greek,
+    /// Cyrillic, Vietnamese, Hangul, Han and kana text in NFC), normalizing the whole text equals
+    /// normalizing each scalar alone, so the table is applied directly and Foundation's NFKC is
+    /// skipped; otherwise the text is first run through NFKC and `lowercased()`.
     private static func forEachFoldedScalar(of text: String, _ body: (Unicode.Scalar) -> Void) {
-        let normalized = text.precomposedStringWithCompatibilityMapping.lowercased()
+        var contextFree = true
+        for scalar in text.unicodeScalars where !isContextFree(scalar.value) {
+            contextFree = false
+            break
+        }
+        let source = contextFree ? text : text.precomposedStringWithCompatibilityMapping.lowercased()
         let table = foldTable
-        for scalar in normalized.unicodeScalars {
+        for scalar in source.unicodeScalars {
             let value = scalar.value
             if value < 0x80 {
-                body(scalar)
+                body(value &- 0x41 < 26 ? Unicode.Scalar(UInt8(value) | 0x20) : scalar)
                 continue
             }
             let slot: Int
@@ -405,17 +416,35 @@ extension Tokenizer {
                     continue
                 }
             }
-            let entry = table[slot]
+            let entry = table.entries[slot]
             if entry == foldIdentity {
                 body(scalar)
             } else if entry == foldDrop {
                 continue
-            } else if entry & foldPairFlag != 0 {
-                body(Unicode.Scalar(UInt8(truncatingIfNeeded: entry >> 8)))
-                body(Unicode.Scalar(UInt8(truncatingIfNeeded: entry)))
+            } else if entry & foldStringFlag != 0 {
+                for folded in table.strings[Int(entry & ~foldStringFlag)].unicodeScalars {
+                    body(folded)
+                }
             } else if let folded = Unicode.Scalar(entry) {
                 body(folded)
             }
+        }
+    }
+
+    /// Whether the scalar `value` normalizes the same alone as in any context of other such
+    /// scalars: ASCII; U+0080–U+052F and U+1E00–U+1FFF except combining marks (whose folding is
+    /// precomputed); Hangul syllables, Han ideographs and kana, which NFKC and lowercasing keep
+    /// (without conjoining jamo or voicing marks, which compose with them and are excluded).
+    /// `isContextFree(0xE9)` (`é`) is true, `isContextFree(0x301)` (combining acute) is false.
+    @inline(__always)
+    private static func isContextFree(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x0000...0x02FF, 0x0370...0x0482, 0x048A...0x052F, 0x1E00...0x1FFF,
+             0x3041...0x3096, 0x30A1...0x30FA, 0x30FC...0x30FE, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xAC00...0xD7A3:
+            return true
+        default:
+            return false
         }
     }
 
@@ -425,58 +454,69 @@ extension Tokenizer {
     private static let foldHighStart: UInt32 = 0x1E00
     /// End of the high folded range (exclusive): U+2000.
     private static let foldHighEnd: UInt32 = 0x2000
-    /// A ``foldTable`` entry meaning "keep the scalar unchanged".
+    /// A ``FoldTable/entries`` value meaning "keep the scalar unchanged".
     private static let foldIdentity: UInt32 = 0xFFFF_FFFF
-    /// A ``foldTable`` entry meaning "drop the scalar" (a combining mark).
+    /// A ``FoldTable/entries`` value meaning "drop the scalar" (a combining mark).
     private static let foldDrop: UInt32 = 0xFFFF_FFFE
-    /// Flag of a ``foldTable`` entry that holds two ASCII scalars in its low 16 bits (`ß` → `ss`).
-    private static let foldPairFlag: UInt32 = 0x8000_0000
+    /// Flag of a ``FoldTable/entries`` value whose low bits index ``FoldTable/strings``.
+    private static let foldStringFlag: UInt32 = 0x8000_0000
 
     /// Letters without a canonical decomposition that are still folded, as search users expect:
     /// `ß` → `ss`, `æ` → `ae`, `œ` → `oe`, `ø` → `o`, `đ` → `d`, `ħ` → `h`, `ı` → `i`, `ł` → `l`,
     /// `ŧ` → `t`, and final sigma `ς` → `σ` (lowercasing alone does not unify sigma forms).
-    private static let extraFolds: [(UInt32, String)] = [
-        (0xDF, "ss"), (0xE6, "ae"), (0x153, "oe"), (0xF8, "o"), (0x111, "d"), (0x127, "h"),
-        (0x131, "i"), (0x142, "l"), (0x167, "t"), (0x3C2, "σ"),
+    private static let extraFolds: [UInt32: String] = [
+        0xDF: "ss", 0xE6: "ae", 0x153: "oe", 0xF8: "o", 0x111: "d", 0x127: "h",
+        0x131: "i", 0x142: "l", 0x167: "t", 0x3C2: "σ",
     ]
 
-    /// The folding of every scalar below U+0530 and in U+1E00–U+1FFF, indexed by scalar value (the
-    /// high range follows the low one): ``foldIdentity``, ``foldDrop``, a replacement scalar value
-    /// (`é` → `e`, `ё` → `е`, `ά` → `α`), or two ASCII scalars with ``foldPairFlag``. Built once,
-    /// on first use, from Foundation's canonical decomposition with combining marks removed.
-    private static let foldTable: [UInt32] = {
-        let highCount = Int(foldHighEnd - foldHighStart)
-        var table = [UInt32](repeating: foldIdentity, count: Int(foldLowEnd) + highCount)
+    /// The complete folding (NFKC, lowercase, diacritics) of each scalar below U+0530 and in
+    /// U+1E00–U+1FFF, e.g. `É` → `e`, `ǅ` → `dz`, `¼` → `1⁄4`, `ά` → `α`, U+0301 → nothing.
+    private struct FoldTable: Sendable {
+        /// Indexed by scalar value (the high range follows the low one): ``foldIdentity``,
+        /// ``foldDrop``, one replacement scalar value, or ``foldStringFlag`` | index into ``strings``.
+        var entries: [UInt32]
+        /// Foldings longer than one scalar (`ß` → `ss`).
+        var strings: [String]
+    }
 
-        /// The table entry for the folded form `folded` of a scalar.
-        func entry(_ folded: [Unicode.Scalar]) -> UInt32? {
+    /// The fold table, built once on first use with Foundation. A scalar's diacritic folding is its
+    /// canonical decomposition without marks U+0300–036F (plus ``extraFolds``); its table entry is
+    /// that folding applied to each scalar of its NFKC form, lowercased. Applied to a scalar of text
+    /// that is already NFKC and lowercase, the entry is just the diacritic folding.
+    private static let foldTable: FoldTable = {
+        /// The diacritic folding of one scalar that is already NFKC and lowercase.
+        func diacriticFold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+            let value = scalar.value
+            if let extra = extraFolds[value] { return Array(extra.unicodeScalars) }
+            guard value >= 0x80, value < foldLowEnd || (value >= foldHighStart && value < foldHighEnd) else {
+                return [scalar]
+            }
+            let decomposed = String(Character(scalar)).decomposedStringWithCanonicalMapping
+            return decomposed.unicodeScalars.filter { !(0x300...0x36F).contains($0.value) }
+        }
+
+        var table = FoldTable(
+            entries: [UInt32](repeating: foldIdentity, count: Int(foldLowEnd + foldHighEnd - foldHighStart)),
+            strings: []
+        )
+        let values = Array(UInt32(0x80)..<foldLowEnd) + Array(foldHighStart..<foldHighEnd)
+        for (slot, value) in zip(0x80..., values) {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let normalized = String(Character(scalar)).precomposedStringWithCompatibilityMapping.lowercased()
+            let folded = normalized.unicodeScalars.flatMap(diacriticFold)
             switch folded.count {
             case 0:
-                return foldDrop
+                table.entries[slot] = foldDrop
+            case 1 where folded[0] == scalar:
+                break
             case 1:
-                return folded[0].value
-            case 2 where folded[0].isASCII && folded[1].isASCII:
-                return foldPairFlag | folded[0].value << 8 | folded[1].value
+                table.entries[slot] = folded[0].value
             default:
-                return nil
+                table.entries[slot] = foldStringFlag | UInt32(table.strings.count)
+                var string = String.UnicodeScalarView()
+                string.append(contentsOf: folded)
+                table.strings.append(String(string))
             }
-        }
-        /// Records the folded form of the scalar `value` in `table` at `slot`.
-        func fill(_ value: UInt32, slot: Int) {
-            guard let scalar = Unicode.Scalar(value) else { return }
-            let decomposed = String(Character(scalar)).decomposedStringWithCanonicalMapping
-            let kept = Array(decomposed.unicodeScalars).filter { !(0x300...0x36F).contains($0.value) }
-            if kept.count == 1 && kept[0] == scalar { return }
-            if let folded = entry(kept) { table[slot] = folded }
-        }
-        for value in UInt32(0x80)..<foldLowEnd {
-            fill(value, slot: Int(value))
-        }
-        for value in foldHighStart..<foldHighEnd {
-            fill(value, slot: Int(value - foldHighStart) + Int(foldLowEnd))
-        }
-        for (value, folded) in extraFolds {
-            if let folded = entry(Array(folded.unicodeScalars)) { table[Int(value)] = folded }
         }
         return table
     }()

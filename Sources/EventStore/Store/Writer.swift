@@ -33,7 +33,9 @@ final class Writer: @unchecked Sendable {
     weak var store: Store?
 
     init(label: String) {
-        let thread = Thread { [unowned self] in self.run() }
+        // The thread keeps the writer alive until its loop ends, even when the store is released
+        // on the writer thread itself.
+        let thread = Thread { self.run() }
         thread.name = label
         thread.stackSize = 8 << 20
         self.thread = thread
@@ -132,6 +134,7 @@ final class Writer: @unchecked Sendable {
                 } else {
                     for request in group {
                         let snapshot = session.state
+                        let counters = session.projections.counters
                         do {
                             try tx.nested { child in try request.body(StoreWriter(tx: child, session: session)) }
                             outcomes.append(.success(()))
@@ -139,6 +142,7 @@ final class Writer: @unchecked Sendable {
                             throw LMDBError.mapFull
                         } catch {
                             session.state = snapshot
+                            session.projections.counters = counters
                             outcomes.append(.failure(error))
                         }
                     }

@@ -144,6 +144,23 @@ public final class WriteCursor: Cursor {
         try fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
     }
 
+    /// Stores several fixed-size values of `key` in one call (``DatabaseOptions/duplicateFixed``
+    /// databases): `values` holds them back to back, each `elementSize` bytes, sorted.
+    public func putDuplicates(_ values: UnsafeRawBufferPointer, elementSize: Int, forKey key: UnsafeRawBufferPointer)
+        throws
+    {
+        precondition(elementSize > 0 && values.count % elementSize == 0, "values must be whole elements")
+        guard !values.isEmpty else { return }
+        var k = MDB_val(key)
+        var data = (MDB_val(values), MDB_val(mv_size: values.count / elementSize, mv_data: nil))
+        data.0.mv_size = elementSize
+        if let forced = environment.injector.forcedCode(for: "mdb_cursor_put") { try transaction.check(forced) }
+        let rc = withUnsafeMutablePointer(to: &data) { pointer in
+            pointer.withMemoryRebound(to: MDB_val.self, capacity: 2) { mdb_cursor_put(cursor, &k, $0, UInt32(MDB_MULTIPLE)) }
+        }
+        try transaction.check(rc)
+    }
+
     /// Deletes the entry at the cursor.
     public func deleteCurrent() throws {
         try transaction.check(mdb_cursor_del(cursor, 0))

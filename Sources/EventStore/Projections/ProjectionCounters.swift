@@ -10,6 +10,8 @@ struct ProjectionCounters {
     var stats: [String: CollectionStats] = [:]
     var counts: [String: Int64] = [:]
     var nextDocID: UInt32?
+    /// Search postings to add and remove.
+    var postings = PostingBuffer()
 
     mutating func collectionStats(_ collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws
         -> CollectionStats
@@ -39,6 +41,7 @@ struct ProjectionCounters {
 
     /// Writes every changed counter and forgets them.
     mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
+        try postings.flush(tx: tx, database: databases.searchPostings)
         for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.searchStats) }
         for (collection, count) in counts {
             let key = ProjectionWriter.countKey(collection)

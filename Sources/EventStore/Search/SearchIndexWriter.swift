@@ -81,7 +81,7 @@ struct SearchIndexWriter {
         defer { counters.stats[collection] = stats }
 
         if let stored {
-            try remove(stored, collection: collection, tx: tx, databases: databases)
+            remove(stored, collection: collection, from: &counters.postings)
             stats.documents -= 1
             stats.totalLength -= UInt64(stored.length)
         }
@@ -98,7 +98,7 @@ struct SearchIndexWriter {
             terms: document.terms.map { ($0.key, UInt16(min($0.value, UInt32(UInt16.max)))) }
                 .sorted { $0.0 < $1.0 },
             tags: document.tags)
-        try insert(entry, collection: collection, tx: tx, databases: databases)
+        insert(entry, collection: collection, into: &counters.postings)
         try tx.put(entry.encoded(), forKey: itemKey, in: databases.searchDocs)
         stats.documents += 1
         stats.totalLength += UInt64(entry.length)
@@ -125,45 +125,23 @@ struct SearchIndexWriter {
         return key
     }
 
-    static func posting(docID: UInt32, frequency: UInt16, length: UInt32) -> [UInt8] {
-        var value = [UInt8](repeating: 0, count: 8)
-        value[0] = UInt8(truncatingIfNeeded: docID >> 24)
-        value[1] = UInt8(truncatingIfNeeded: docID >> 16)
-        value[2] = UInt8(truncatingIfNeeded: docID >> 8)
-        value[3] = UInt8(truncatingIfNeeded: docID)
-        value[4] = UInt8(truncatingIfNeeded: frequency >> 8)
-        value[5] = UInt8(truncatingIfNeeded: frequency)
-        let shortLength = UInt16(min(length, UInt32(UInt16.max)))
-        value[6] = UInt8(truncatingIfNeeded: shortLength >> 8)
-        value[7] = UInt8(truncatingIfNeeded: shortLength)
-        return value
-    }
-
-    private func insert(_ document: StoredDocument, collection: String, tx: WriteTransaction, databases: ProjectionDatabases) throws {
+    private func insert(_ document: StoredDocument, collection: String, into buffer: inout PostingBuffer) {
         for (term, frequency) in document.terms {
-            let value = SearchIndexWriter.posting(docID: document.docID, frequency: frequency, length: document.length)
-            try tx.put(value, forKey: SearchIndexWriter.postingKey(collection: collection, term: term), in: databases.searchPostings)
+            let posting = PostingBuffer.posting(docID: document.docID, frequency: frequency, length: document.length)
+            buffer.add(posting, to: .init(collection: collection, text: term, isTag: false))
         }
         for tag in document.tags {
-            let value = SearchIndexWriter.posting(docID: document.docID, frequency: 0, length: 0)
-            try tx.put(value, forKey: SearchIndexWriter.tagKey(collection: collection, tag: tag), in: databases.searchPostings)
+            buffer.add(PostingBuffer.posting(docID: document.docID, frequency: 0, length: 0), to: .init(collection: collection, text: tag, isTag: true))
         }
     }
 
-    private func remove(_ document: StoredDocument, collection: String, tx: WriteTransaction, databases: ProjectionDatabases) throws {
+    private func remove(_ document: StoredDocument, collection: String, from buffer: inout PostingBuffer) {
         for (term, frequency) in document.terms {
-            let value = SearchIndexWriter.posting(docID: document.docID, frequency: frequency, length: document.length)
-            let key = SearchIndexWriter.postingKey(collection: collection, term: term)
-            try key.withUnsafeBytes { key in
-                try value.withUnsafeBytes { value in _ = try tx.delete(key, value: value, in: databases.searchPostings) }
-            }
+            let posting = PostingBuffer.posting(docID: document.docID, frequency: frequency, length: document.length)
+            buffer.remove(posting, from: .init(collection: collection, text: term, isTag: false))
         }
         for tag in document.tags {
-            let value = SearchIndexWriter.posting(docID: document.docID, frequency: 0, length: 0)
-            let key = SearchIndexWriter.tagKey(collection: collection, tag: tag)
-            try key.withUnsafeBytes { key in
-                try value.withUnsafeBytes { value in _ = try tx.delete(key, value: value, in: databases.searchPostings) }
-            }
+            buffer.remove(PostingBuffer.posting(docID: document.docID, frequency: 0, length: 0), from: .init(collection: collection, text: tag, isTag: true))
         }
     }
 }

@@ -62,44 +62,29 @@ struct PostingBuffer {
     mutating func flush(tx: WriteTransaction, database: Database) throws {
         guard !isEmpty else { return }
         let keys = terms.map(\.key)
-        var rank = [Int32](repeating: 0, count: keys.count)
-        for (position, index) in keys.indices.sorted(by: { keys[$0].lexicographicallyPrecedes(keys[$1]) }).enumerated() {
-            rank[index] = Int32(position)
-        }
-        // Order by term, then posting, then time (the original position breaks ties).
-        struct Entry {
-            var rank: UInt32
-            var index: UInt32
-            var posting: Posting
-            var isAdd: Bool
-        }
-        var entries = changes.enumerated().map { index, change in
-            Entry(rank: UInt32(rank[Int(change.term)]), index: UInt32(index), posting: change.posting, isAdd: change.isAdd)
-        }
-        entries.sort { ($0.rank, $0.posting, $0.index) < ($1.rank, $1.posting, $1.index) }
-        var termOfRank = [Int32](repeating: 0, count: rank.count)
-        for (term, position) in rank.enumerated() { termOfRank[Int(position)] = Int32(term) }
+        // Group the changes by term (in time order), then visit terms in key order.
+        var byTerm = [[Change]](repeating: [], count: terms.count)
+        for change in changes { byTerm[Int(change.term)].append(change) }
+        let termOrder = keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
         try tx.withWriteCursor(on: database) { cursor in
-            var position = 0
-            while position < entries.count {
-                let rankOfTerm = entries[position].rank
-                let term = termOfRank[Int(rankOfTerm)]
+            for term in termOrder {
                 var removed: [Posting] = []
                 var added: [Posting] = []
-                while position < entries.count && entries[position].rank == rankOfTerm {
-                    let first = entries[position]
+                // Net effect per posting: its first and last change (a stable sort keeps time order).
+                let ordered = byTerm[term].enumerated().sorted { ($0.element.posting, $0.offset) < ($1.element.posting, $1.offset) }
+                var position = 0
+                while position < ordered.count {
+                    let first = ordered[position].element
                     var last = first
                     position += 1
-                    while position < entries.count && entries[position].rank == rankOfTerm
-                        && entries[position].posting == first.posting
-                    {
-                        last = entries[position]
+                    while position < ordered.count && ordered[position].element.posting == first.posting {
+                        last = ordered[position].element
                         position += 1
                     }
                     if first.isAdd && last.isAdd { added.append(first.posting.bigEndian) }
                     if !first.isAdd && !last.isAdd { removed.append(first.posting) }
                 }
-                try keys[Int(term)].withUnsafeBytes { key in
+                try keys[term].withUnsafeBytes { key in
                     for posting in removed {
                         try withUnsafeBytes(of: posting.bigEndian) { value in
                             if let found = try cursor.seek(key: key, valueAtLeast: value), found.value.elementsEqual(value) {

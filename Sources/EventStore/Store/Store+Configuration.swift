@@ -15,6 +15,8 @@ extension Store {
         public var mapSize: Int = 1 << 33
         /// The commit durability policy.
         public var durability: Durability = .durable
+        /// The size of the reader table: concurrent read transactions across all processes.
+        public var maxReaders: Int = 512
         /// Opens the store read-only (inspection while another process writes).
         public var readOnly: Bool = false
         /// The largest encoded event accepted, in bytes.

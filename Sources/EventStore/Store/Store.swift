@@ -93,6 +93,7 @@ public final class Store: @unchecked Sendable {
         options.mapSize = configuration.mapSize
         options.readOnly = configuration.readOnly
         options.durability = configuration.durability.lmdb
+        options.maxReaders = configuration.maxReaders
         options.maxDatabases = Schema.databaseCount(customProjections: configuration.projections)
         do {
             return try Environment.open(path: path, configuration: options)

@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
@@ -59,6 +60,7 @@ let package = Package(
             dependencies: [
                 "EventStore", "EventSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -70,7 +72,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "evstore",
-            dependencies: ["EvstoreKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "EvstoreKit", "EventStore", "EventSync", "SyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tools/evstore"
         ),
         .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
@@ -78,13 +84,21 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "EventStoreTestSupport", "LMDB"]),
         .testTarget(
             name: "EventSyncTests",
-            dependencies: ["EventSync", "SyncServer", "EventStoreTestSupport"]
+            dependencies: [
+                "EventSync", "SyncServer", "EventStoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
                 "SyncServer", "EventSync", "EventStoreTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "EvstoreTests", dependencies: ["EvstoreKit", "EventStoreTestSupport", "evstore"]),

@@ -86,7 +86,10 @@ extension Store {
         return try writeBlocking(eventCount: changes.count) { writer in try changes.map { try writer.append($0) } }
     }
 
-    private func validate(_ changes: [Change]) throws {
+    /// Checks changes as ``append(_:)-([Change])`` would, without writing anything.
+    ///
+    /// - Throws: ``EventStoreError`` for the first invalid change, or a batch over the limits.
+    public func validate(_ changes: [Change]) throws {
         var bytes = 0
         for change in changes {
             try Validation.change(change)
@@ -139,7 +142,9 @@ extension Store {
         return try writeBlocking(eventCount: events.count) { writer in try writer.ingestAll(events) }
     }
 
-    func validate(_ events: [Event]) throws {
+    /// Checks received events as ``ingest(_:)-([Event])`` would (names, fields, sizes, clock
+    /// skew), without writing anything.
+    public func validate(_ events: [Event]) throws {
         var bytes = 0
         for event in events { bytes += try Validation.event(event, limit: configuration.maxEventBytes) }
         try Validation.batch(count: events.count, bytes: bytes, configuration: configuration)

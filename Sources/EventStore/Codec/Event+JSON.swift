@@ -1,0 +1,550 @@
+/// The canonical JSON form of ``Event`` and ``Value``: what sync, export and import exchange.
+///
+/// An event is one JSON object with its keys in byte order:
+///
+/// ```json
+/// {"base":"0","collection":"notes","fields":{"rank":3,"title":"Groceries"},
+///  "hlc":"117964800000000000","id":{"origin":"3f2a…(32 hex)","seq":7},"item":"n1","op":"put",
+///  "schema":0,"seq":42}
+/// ```
+///
+/// - `hlc` and `base` are decimal **strings** (64-bit values are not safe as JavaScript numbers);
+///   decoding also accepts a non-negative integer, and a missing `base` as zero.
+/// - `id.origin` is the 32-hex-digit ``ReplicaID``; `id.seq` the origin sequence.
+/// - `op` is `put`, `patch` or `delete`; `fields` is omitted by nobody and may be `{}`.
+/// - `seq` is the event's position in the log it was read from (`0` when it has none).
+///
+/// Values keep their kind: an integer is written without a fraction (`3`), a double always with
+/// a fraction or an exponent (`3.0`, `1e+20`), so decoding gives back ``Value/int(_:)`` or
+/// ``Value/double(_:)`` exactly. Strings are UTF-8 with only `"`, `\` and control characters
+/// escaped. The encoding is deterministic: equal events give equal bytes.
+///
+/// ```swift
+/// let bytes = event.jsonBytes()
+/// let again = try Event(json: bytes)
+/// assert(again == event)
+/// ```
+extension Event {
+    /// The event's canonical JSON (see the extension's overview).
+    public func jsonBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + fields.count * 24)
+        writeJSON(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the event's canonical JSON to `bytes`.
+    public func writeJSON(into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"base":""#.utf8)
+        bytes.append(contentsOf: String(base.rawValue).utf8)
+        bytes.append(contentsOf: #"","collection":"#.utf8)
+        JSONWriter.string(collection, into: &bytes)
+        bytes.append(contentsOf: #","fields":"#.utf8)
+        JSONWriter.object(fields, into: &bytes)
+        bytes.append(contentsOf: #","hlc":""#.utf8)
+        bytes.append(contentsOf: String(hlc.rawValue).utf8)
+        bytes.append(contentsOf: #"","id":{"origin":""#.utf8)
+        bytes.append(contentsOf: id.origin.description.utf8)
+        bytes.append(contentsOf: #"","seq":"#.utf8)
+        bytes.append(contentsOf: String(id.sequence).utf8)
+        bytes.append(contentsOf: #"},"item":"#.utf8)
+        JSONWriter.string(item, into: &bytes)
+        bytes.append(contentsOf: #","op":""#.utf8)
+        bytes.append(contentsOf: operation.description.utf8)
+        bytes.append(contentsOf: #"","schema":"#.utf8)
+        bytes.append(contentsOf: String(schema).utf8)
+        bytes.append(contentsOf: #","seq":"#.utf8)
+        bytes.append(contentsOf: String(seq).utf8)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Decodes an event from its JSON form.
+    ///
+    /// - Parameters:
+    ///   - json: One JSON object (surrounding whitespace allowed).
+    ///   - maxDepth: The deepest nesting of arrays and objects accepted inside a field value.
+    /// - Throws: ``JSONSyntaxError`` for malformed JSON (or nesting deeper than `maxDepth`),
+    ///   ``EventStoreError/Code/invalidEvent`` for JSON that is not an event.
+    public init(json: [UInt8], maxDepth: Int = JSONSyntaxError.defaultMaxDepth) throws {
+        // The event object and its `fields` object add two levels around field values.
+        let value = try Value(json: json, maxDepth: maxDepth + 2)
+        try self.init(jsonValue: value)
+    }
+
+    /// Decodes an event from a parsed JSON object (see ``Value/init(json:maxDepth:)``).
+    ///
+    /// - Throws: ``EventStoreError/Code/invalidEvent`` naming the member that is missing or wrong.
+    public init(jsonValue: Value) throws {
+        guard case .object(let object) = jsonValue else { throw Event.shapeError("an event must be a JSON object") }
+        func member(_ name: String) throws -> Value {
+            guard let value = object[name] else { throw Event.shapeError("\"\(name)\" is missing") }
+            return value
+        }
+        func string(_ name: String) throws -> String {
+            guard case .string(let text) = try member(name) else { throw Event.shapeError("\"\(name)\" must be a string") }
+            return text
+        }
+        func stamp(_ name: String) throws -> HLCTimestamp {
+            switch object[name] {
+            case nil where name == "base": return .zero
+            case .string(let text)?:
+                guard let raw = UInt64(text) else {
+                    throw Event.shapeError("\"\(name)\" must be a decimal string of a 64-bit unsigned integer")
+                }
+                return HLCTimestamp(rawValue: raw)
+            case .int(let number)? where number >= 0:
+                return HLCTimestamp(rawValue: UInt64(number))
+            case nil: throw Event.shapeError("\"\(name)\" is missing")
+            default: throw Event.shapeError("\"\(name)\" must be a decimal string")
+            }
+        }
+        func unsigned(_ value: Value?, _ name: String, default fallback: UInt64? = nil) throws -> UInt64 {
+            switch value {
+            case .int(let number)? where number >= 0: return UInt64(number)
+            case nil:
+                if let fallback { return fallback }
+                throw Event.shapeError("\"\(name)\" is missing")
+            default: throw Event.shapeError("\"\(name)\" must be a non-negative integer")
+            }
+        }
+
+        guard case .object(let idObject) = try member("id") else {
+            throw Event.shapeError("\"id\" must be an object {\"origin\", \"seq\"}")
+        }
+        guard case .string(let originHex)? = idObject["origin"], let origin = ReplicaID(hex: originHex.lowercased())
+        else { throw Event.shapeError("\"id.origin\" must be 32 hex digits") }
+        let sequence = try unsigned(idObject["seq"], "id.seq")
+        let opName = try string("op")
+        guard let operation = Operation(name: opName) else {
+            throw Event.shapeError("\"op\" must be \"put\", \"patch\" or \"delete\", not \(opName.debugDescription)")
+        }
+        let fields: [String: Value]
+        switch object["fields"] {
+        case .object(let members)?: fields = members
+        case nil, .null?: fields = [:]
+        default: throw Event.shapeError("\"fields\" must be an object")
+        }
+        let schema = try unsigned(object["schema"], "schema", default: 0)
+        guard schema <= UInt64(UInt16.max) else { throw Event.shapeError("\"schema\" must be at most 65535") }
+        self.init(
+            seq: try unsigned(object["seq"], "seq", default: 0), id: EventID(origin: origin, sequence: sequence),
+            hlc: try stamp("hlc"), base: try stamp("base"), collection: try string("collection"),
+            item: try string("item"), operation: operation, fields: fields, schema: UInt16(schema))
+    }
+
+    private static func shapeError(_ message: String) -> EventStoreError {
+        EventStoreError(.invalidEvent, "not an event: \(message)")
+    }
+}
+
+/// `Event` in the same form through `Encoder`/`Decoder` (for `JSONEncoder`, property lists…).
+///
+/// The stamps are decimal strings, as in ``Event/jsonBytes()``. Prefer ``Event/jsonBytes()`` and
+/// ``Event/init(json:maxDepth:)`` for the exact canonical bytes: a generic encoder may write a
+/// whole double such as `2.0` as `2`, which decodes as an integer.
+extension Event: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case seq, id, hlc, base, collection, item, op, fields, schema
+    }
+
+    private enum IDKeys: String, CodingKey {
+        case origin, seq
+    }
+
+    /// Decodes an event.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let idContainer = try container.nestedContainer(keyedBy: IDKeys.self, forKey: .id)
+        let originHex = try idContainer.decode(String.self, forKey: .origin)
+        guard let origin = ReplicaID(hex: originHex.lowercased()) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .origin, in: idContainer, debugDescription: "expected 32 hex digits")
+        }
+        func stamp(_ key: CodingKeys) throws -> HLCTimestamp {
+            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return .zero }
+            guard let raw = UInt64(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "expected a decimal string")
+            }
+            return HLCTimestamp(rawValue: raw)
+        }
+        let opName = try container.decode(String.self, forKey: .op)
+        guard let operation = Operation(name: opName) else {
+            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "expected put, patch or delete")
+        }
+        self.init(
+            seq: try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0,
+            id: EventID(origin: origin, sequence: try idContainer.decode(UInt64.self, forKey: .seq)),
+            hlc: try stamp(.hlc), base: try stamp(.base),
+            collection: try container.decode(String.self, forKey: .collection),
+            item: try container.decode(String.self, forKey: .item), operation: operation,
+            fields: try container.decodeIfPresent([String: Value].self, forKey: .fields) ?? [:],
+            schema: try container.decodeIfPresent(UInt16.self, forKey: .schema) ?? 0)
+    }
+
+    /// Encodes the event.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(String(base.rawValue), forKey: .base)
+        try container.encode(collection, forKey: .collection)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(String(hlc.rawValue), forKey: .hlc)
+        var idContainer = container.nestedContainer(keyedBy: IDKeys.self, forKey: .id)
+        try idContainer.encode(id.origin.description, forKey: .origin)
+        try idContainer.encode(id.sequence, forKey: .seq)
+        try container.encode(item, forKey: .item)
+        try container.encode(operation.description, forKey: .op)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(seq, forKey: .seq)
+    }
+}
+
+extension Value {
+    /// The value's canonical JSON (see ``Event/jsonBytes()`` for the rules).
+    ///
+    /// ```swift
+    /// Value.object(["a": 1, "b": 1.0]).jsonBytes()   // {"a":1,"b":1.0}
+    /// ```
+    public func jsonBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        writeJSON(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the value's canonical JSON to `bytes`. A non-finite double is written as `null`.
+    public func writeJSON(into bytes: inout [UInt8]) {
+        JSONWriter.value(self, into: &bytes)
+    }
+
+    /// Parses one JSON document strictly (RFC 8259): no trailing commas, comments, duplicate
+    /// object keys, invalid UTF-8 or lone surrogates.
+    ///
+    /// Whole numbers that fit 64 bits become ``Value/int(_:)``; numbers with a fraction or an
+    /// exponent, or too large for 64 bits, become ``Value/double(_:)``.
+    ///
+    /// - Parameters:
+    ///   - json: The document's bytes.
+    ///   - maxDepth: The deepest nesting of arrays and objects accepted (a guard against stack
+    ///     exhaustion by hostile input).
+    /// - Throws: ``JSONSyntaxError`` with the byte offset of the problem.
+    public init(json: [UInt8], maxDepth: Int = JSONSyntaxError.defaultMaxDepth) throws {
+        self = try json.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer, maxDepth: maxDepth)
+            reader.skipWhitespace()
+            let value = try reader.value(depth: 0)
+            reader.skipWhitespace()
+            guard reader.index == buffer.count else { throw reader.error("unexpected data after the JSON value") }
+            return value
+        }
+    }
+}
+
+/// Malformed JSON: what is wrong and at which byte.
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The deepest nesting of arrays and objects the decoders accept by default: 32.
+    public static let defaultMaxDepth = 32
+
+    /// The byte offset where the problem was found.
+    public var offset: Int
+    /// What is wrong.
+    public var message: String
+
+    /// Creates an error.
+    public init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    /// `message at byte N`.
+    public var description: String { "\(message) at byte \(offset)" }
+}
+
+/// The canonical JSON writer.
+enum JSONWriter {
+    static func value(_ value: Value, into bytes: inout [UInt8]) {
+        switch value {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .int(let number): bytes.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            if number.isFinite {
+                // Swift's shortest round-trip form always holds a "." or an exponent.
+                bytes.append(contentsOf: number.description.utf8)
+            } else {
+                bytes.append(contentsOf: "null".utf8)
+            }
+        case .string(let text): string(text, into: &bytes)
+        case .array(let values):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                self.value(element, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members): object(members, into: &bytes)
+        }
+    }
+
+    static func object(_ members: [String: Value], into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for key in members.keys.sorted(by: utf8Less) {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            string(key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            value(members[key]!, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func string(_ text: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// A strict, depth-limited JSON reader over a byte buffer.
+struct JSONReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: index, message: message) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func value(depth: Int) throws -> Value {
+        guard index < bytes.count else { throw error("unexpected end of JSON") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try array(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character \(describe(bytes[index]))")
+        }
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of JSON") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw error("invalid literal (expected \(word))")
+        }
+        index += count
+    }
+
+    private mutating func object(depth: Int) throws -> [String: Value] {
+        guard depth <= maxDepth else { throw error("JSON nested deeper than \(maxDepth) levels") }
+        index += 1
+        var members: [String: Value] = [:]
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a string key in an object")
+            }
+            let keyOffset = index
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
+            index += 1
+            skipWhitespace()
+            let member = try value(depth: depth)
+            guard members.updateValue(member, forKey: key) == nil else {
+                throw JSONSyntaxError(offset: keyOffset, message: "duplicate object key \(key.debugDescription)")
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON in an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return members
+            } else {
+                throw error("expected ',' or '}' in an object")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws -> [Value] {
+        guard depth <= maxDepth else { throw error("JSON nested deeper than \(maxDepth) levels") }
+        index += 1
+        var values: [Value] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return values
+        }
+        while true {
+            skipWhitespace()
+            values.append(try value(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON in an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return values
+            } else {
+                throw error("expected ',' or ']' in an array")
+            }
+        }
+    }
+
+    private mutating func string() throws -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, message: "string is not valid UTF-8")
+                }
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw error("unescaped control character in a string") }
+            index += 1
+        }
+        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: buffer, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, message: "string is not valid UTF-8")
+                }
+                index += 1
+                return text
+            }
+            guard byte >= 0x20 else { throw error("unescaped control character in a string") }
+            if byte != UInt8(ascii: "\\") {
+                buffer.append(byte)
+                index += 1
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    else { throw error("lone surrogate in a \\u escape") }
+                    index += 2
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("lone surrogate in a \\u escape") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    throw error("lone surrogate in a \\u escape")
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                buffer.append(contentsOf: String(Character(unicode)).utf8)
+            default: throw error("invalid escape sequence")
+            }
+        }
+        throw JSONSyntaxError(offset: start - 1, message: "unterminated string")
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("unexpected end of JSON in a \\u escape") }
+        var result: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in a \\u escape")
+            }
+            result = result << 4 | UInt32(digit)
+            index += 1
+        }
+        return result
+    }
+
+    private mutating func number() throws -> Value {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit in an exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONSyntaxError(offset: start, message: "number \(text) is out of range")
+        }
+        return .double(double)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}

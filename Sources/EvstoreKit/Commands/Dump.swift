@@ -1,0 +1,192 @@
+public import EventStore
+import Foundation
+
+/// `evstore dump`: the log, the items, the search terms, the conflicts or the metadata.
+public struct Dump: Sendable {
+    /// What to dump.
+    public enum Section: String, CaseIterable, Sendable {
+        /// Events of the log (the default).
+        case events
+        /// Current items.
+        case items
+        /// Search index terms with their document counts.
+        case terms
+        /// Conflict records.
+        case conflicts
+        /// Store metadata: replica, clock, format, generation, sync cursors.
+        case meta
+    }
+
+    /// The section.
+    public var section: Section = .events
+    /// The first seq (events).
+    public var from: UInt64 = 1
+    /// The last seq (events).
+    public var to: UInt64 = .max
+    /// Only this collection.
+    public var collection: String?
+    /// Only this item.
+    public var item: String?
+    /// Only events from this origin (replica id or its prefix).
+    public var origin: String?
+    /// The most records.
+    public var limit: Int = .max
+    /// Table or JSON lines.
+    public var format: OutputFormat = .table
+
+    /// Creates a dump with defaults.
+    public init() {}
+
+    /// Prints the records.
+    public func run(store: Store, output: Output) throws {
+        switch section {
+        case .events: try events(store, output)
+        case .items: try items(store, output)
+        case .terms: try terms(store, output)
+        case .conflicts: try conflicts(store, output)
+        case .meta: try meta(store, output)
+        }
+    }
+
+    private func events(_ store: Store, _ output: Output) throws {
+        var table = Table(columns: ["seq", "event", "hlc", "op", "item", "fields"])
+        var count = 0
+        try store.read { reader in
+            let seqs: [UInt64]?
+            if let item {
+                let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
+                seqs = try reader.events(collection: collection, item: id).map(\.seq)
+            } else {
+                seqs = nil
+            }
+            func emit(_ event: Event) -> Bool {
+                if let collection, event.collection != collection { return true }
+                if let origin, !event.id.origin.description.hasPrefix(origin.lowercased()) { return true }
+                guard count < limit else { return false }
+                count += 1
+                switch format {
+                case .jsonl: output.line(Rendering.jsonLine(event))
+                case .table:
+                    table.add([
+                        "\(event.seq)", Rendering.shortID(event.id), "\(event.hlc)", "\(event.operation)",
+                        "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
+                    ])
+                }
+                return true
+            }
+            if let seqs {
+                for seq in seqs where seq >= from && seq <= to {
+                    guard let event = try reader.event(at: seq), emit(event) else { break }
+                }
+            } else {
+                try reader.forEachEvent(from: from, through: to) { emit($0) }
+            }
+        }
+        if format == .table { table.render().forEach(output.line) }
+    }
+
+    private func items(_ store: Store, _ output: Output) throws {
+        var table = Table(columns: ["collection", "id", "version", "fields"])
+        var count = 0
+        try store.read { reader in
+            var collections = try collection.map { [$0] } ?? reader.collections()
+            var onlyID: String?
+            if let item {
+                let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
+                collections = [collection]
+                onlyID = id
+            }
+            for name in collections {
+                var cursor: String?
+                repeat {
+                    let page = try reader.items(in: name, after: cursor, limit: 500)
+                    for item in page.items where onlyID == nil || item.id == onlyID {
+                        guard count < limit else { return }
+                        count += 1
+                        switch format {
+                        case .jsonl: output.line(Rendering.jsonLine(item))
+                        case .table: table.add([item.collection, item.id, "\(item.version)", Rendering.fields(item.fields)])
+                        }
+                    }
+                    cursor = page.next
+                } while cursor != nil
+            }
+        }
+        if format == .table { table.render().forEach(output.line) }
+    }
+
+    private func terms(_ store: Store, _ output: Output) throws {
+        var table = Table(columns: ["collection", "term", "items"])
+        var count = 0
+        try store.read { reader in
+            for name in try collection.map({ [$0] }) ?? reader.collections() {
+                try reader.forEachTerm(collection: name) { term, documents in
+                    guard count < limit else { return false }
+                    count += 1
+                    switch format {
+                    case .jsonl:
+                        output.line(Rendering.jsonLine(["collection": .string(name), "term": .string(term), "items": .int(Int64(documents))]))
+                    case .table: table.add([name, term, "\(documents)"])
+                    }
+                    return true
+                }
+            }
+        }
+        if format == .table { table.render().forEach(output.line) }
+    }
+
+    private func conflicts(_ store: Store, _ output: Output) throws {
+        var table = Table(columns: ["seq", "item", "field", "winner", "loser"])
+        var itemID: String?
+        var itemCollection = collection
+        if let item { (itemCollection, itemID) = try StoreAccess.resolveItem(item, collection: collection, in: store) }
+        let records = try store.read { try $0.conflicts(collection: itemCollection, item: itemID, limit: limit) }
+        for record in records {
+            switch format {
+            case .jsonl:
+                func write(_ write: FieldWrite) -> Value {
+                    ["event": Rendering.json(write.event), "hlc": Rendering.json(write.hlc), "value": write.value ?? .null,
+                     "cleared": .bool(write.value == nil)]
+                }
+                output.line(Rendering.jsonLine([
+                    "seq": .int(Int64(record.seq)), "collection": .string(record.collection), "item": .string(record.item),
+                    "field": .string(record.field), "winner": write(record.winner), "loser": write(record.loser),
+                ]))
+            case .table:
+                table.add([
+                    "\(record.seq)", "\(record.collection)/\(record.item)", record.field,
+                    "\(Rendering.text(record.winner.value)) by \(Rendering.shortID(record.winner.event)) @ \(record.winner.hlc)",
+                    "\(Rendering.text(record.loser.value)) by \(Rendering.shortID(record.loser.event)) @ \(record.loser.hlc)",
+                ])
+            }
+        }
+        if format == .table { table.render().forEach(output.line) }
+    }
+
+    private func meta(_ store: Store, _ output: Output) throws {
+        let entries = try store.read { try $0.metadata(withPrefix: "") }
+        var table = Table(columns: ["key", "value"])
+        for (key, value) in entries {
+            let readable = MetaValue.describe(key: key, value: value, store: store)
+            switch format {
+            case .jsonl: output.line(Rendering.jsonLine(["key": .string(key), "value": .string(readable)]))
+            case .table: table.add([key, readable])
+            }
+        }
+        if format == .table { table.render().forEach(output.line) }
+    }
+}
+
+/// Readable forms of metadata values.
+enum MetaValue {
+    static func describe(key: String, value: [UInt8], store: Store) -> String {
+        if key == "store.replica" { return store.replicaID.description }
+        if value.count == 8 {
+            let number = value.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            if key == "store.hlc" { return "\(HLCTimestamp(rawValue: number)) (\(number))" }
+            return "\(number)"
+        }
+        if let text = String(validating: value, as: UTF8.self), !text.contains(where: { $0.isNewline }) { return text }
+        return value.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,21 @@
+/// How a command prints records.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    /// An aligned, readable table (the default on a terminal).
+    case table
+    /// One JSON object a line, with stable field names (the default when piped).
+    case jsonl
+}
+
+/// Where the tool's lines go; tests collect them.
+public struct Output: Sendable {
+    let write: @Sendable (String) -> Void
+
+    /// Creates an output that hands each line to `write`.
+    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+
+    /// Standard output.
+    public static let standard = Output { print($0) }
+
+    /// Prints one line.
+    public func line(_ text: String = "") { write(text) }
+}

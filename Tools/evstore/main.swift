@@ -1,4 +1,0 @@
-import ArgumentParser
-import Hummingbird
-import AsyncHTTPClient
-print("placeholder")

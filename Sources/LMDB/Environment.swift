@@ -137,6 +137,30 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in a read-only transaction that is committed at the end, so that database
+    /// handles opened in it stay open (an aborted or reset read transaction closes them).
+    ///
+    /// Use it to open the databases of a read-only environment at start-up.
+    public func openDatabases<T, E: Error>(_ body: (ReadTransaction) throws(E) -> T) throws -> T {
+        try resizeLock.withShared { () throws -> T in
+            var txn: OpaquePointer?
+            try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+            guard let txn else { throw LMDBError.badTransaction }
+            let transaction = ReadTransaction(txn: txn, environment: self)
+            let result: T
+            do {
+                result = try body(transaction)
+            } catch {
+                transaction.invalidate()
+                mdb_txn_abort(txn)
+                throw error
+            }
+            transaction.invalidate()
+            try lmdbCheck(mdb_txn_commit(txn))
+            return result
+        }
+    }
+
     /// Runs `body` in a write transaction: commits when it returns, aborts when it throws.
     ///
     /// Writes are serialized: a second writer waits for the first to finish. When the map fills,

@@ -13,7 +13,7 @@ struct StoreBootstrap {
         }
         do {
             if configuration.readOnly {
-                return try environment.read { tx in try openExisting(tx, configuration: configuration) }
+                return try environment.openDatabases { tx in try openExisting(tx, configuration: configuration) }
             }
             return try environment.write { tx in
                 let main = try tx.openMainDatabase()

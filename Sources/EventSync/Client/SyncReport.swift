@@ -1,0 +1,34 @@
+public import EventStore
+
+/// What one ``Synchronizer/sync()`` moved.
+public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
+    /// Local events the server appended.
+    public var pushed = 0
+    /// Server events appended to the local log.
+    public var pulled = 0
+    /// Pushed events the server already held (acknowledged, not appended again).
+    public var duplicates = 0
+    /// Pulled events the local log already held (such as this replica's own events coming back
+    /// from the server).
+    public var pulledDuplicates = 0
+    /// Concurrent writes revealed by pulled events (see ``EventStore/ConflictRecord``).
+    public var conflicts = 0
+    /// The conflict records, up to ``Synchronizer/Configuration/maxReportedConflicts``.
+    public var conflictRecords: [ConflictRecord] = []
+    /// Whether the server's epoch changed (the positions were reset and everything re-synced).
+    public var epochChanged = false
+    /// The server head at the end.
+    public var serverHead: UInt64 = 0
+    /// Requests made: pushes and pulls.
+    public var requests = 0
+
+    /// An empty report.
+    public init() {}
+
+    /// `pushed 3, pulled 5, duplicates 0, conflicts 1`.
+    public var description: String {
+        var text = "pushed \(pushed), pulled \(pulled), duplicates \(duplicates), conflicts \(conflicts)"
+        if epochChanged { text += " (server epoch changed: re-synced)" }
+        return text
+    }
+}

@@ -1,0 +1,65 @@
+import EventStore
+import Synchronization
+
+extension Synchronizer {
+    /// Starts automatic sync: after local changes, every ``Configuration/pollInterval``, and on
+    /// ``requestSync()``; failures are retried with exponential backoff and jitter
+    /// (``Configuration/retry``), announced on ``status`` as
+    /// ``SyncStatus/Phase/failed(_:retryAt:)``. Calling it again does nothing.
+    ///
+    /// ```swift
+    /// synchronizer.start()
+    /// for await status in synchronizer.status { label.text = status.pendingDescription }
+    /// ```
+    public func start() {
+        automatic.withLock { state in
+            guard state.task == nil else { return }
+            state.failures = 0
+            state.task = Task { await self.runAutomatically() }
+        }
+    }
+
+    /// Stops automatic sync and waits for the running sync, if any, to end.
+    public func stop() async {
+        let task = automatic.withLock { state -> Task<Void, Never>? in
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// Asks automatic sync to run now (no effect unless ``start()`` was called).
+    public func requestSync() {
+        wakeup.signal()
+    }
+
+    private func runAutomatically() async {
+        let store = self.store
+        let wakeup = self.wakeup
+        let key = cursorKey
+        let watcher = Task {
+            let head = (try? store.head()) ?? 0
+            do {
+                for try await _ in store.changes(after: head) {
+                    if (try? Synchronizer.pendingCount(store: store, key: key)) ?? 0 > 0 { wakeup.signal() }
+                }
+            } catch {}
+        }
+        defer { watcher.cancel() }
+        while !Task.isCancelled {
+            do {
+                _ = try await sync()
+                await wakeup.wait(timeout: configuration.pollInterval)
+            } catch {
+                if Task.isCancelled { break }
+                // `sync()` announced the failure with its retry time (see `runReportingStatus`).
+                if let delay = automatic.withLock({ $0.retryDelay }) {
+                    try? await Task.sleep(for: delay)
+                } else {
+                    await wakeup.wait(timeout: configuration.pollInterval)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,427 @@
+public import EventStore
+import Foundation
+public import Logging
+import Synchronization
+
+/// Syncs a local store with one remote store: pushes the local events the server has not
+/// acknowledged, then pulls the server log until its head.
+///
+/// ```swift
+/// let store = try Store.open(at: path)
+/// let transport = HTTPTransport(baseURL: "http://127.0.0.1:8080", token: "t0k3n", storeName: "notes")
+/// let synchronizer = Synchronizer(store: store, transport: transport)
+/// let report = try await synchronizer.sync()
+/// print(report)   // pushed 3, pulled 12, duplicates 0, conflicts 1
+/// ```
+///
+/// **Cursors.** Where the replica stands (``SyncCursor``) is kept in the store's metadata and
+/// advances in the same transaction as the events it covers: a pulled page is ingested and the
+/// pulled cursor moves in one commit; the pushed cursor moves once the server acknowledged a
+/// page. A sync cut at any point resumes from the last complete page, and never re-applies or
+/// skips an event (ingest is idempotent by event id in any case).
+///
+/// **Merge.** Pulled events go through ``EventStore/StoreWriter/ingest(_:)``: the same merge as
+/// local events, so replicas with the same events hold the same items and search index.
+///
+/// **Epochs.** When the server's epoch changes (its data was restored from an older copy), the
+/// cursors are reset: everything local is pushed again (the server acknowledges what it holds
+/// as duplicates) and the server log is pulled again. Local events are never dropped.
+///
+/// **Status and retries.** ``status`` streams what the synchronizer does and how many local
+/// events wait; ``start()`` syncs automatically on local changes and periodically, retrying
+/// failures with exponential backoff and jitter (``RetryPolicy``).
+///
+/// Syncs of one synchronizer never overlap: a ``sync()`` called while one runs waits for it and
+/// then runs (calls made meanwhile share that next run). Use one synchronizer per store and
+/// remote.
+public final class Synchronizer: Sendable {
+    /// How a synchronizer pages, retries and logs.
+    public struct Configuration: Sendable {
+        /// The most events per push (also capped by the server's limit).
+        public var pushPageSize = 500
+        /// The most bytes of JSON per push (also capped by the server's limit).
+        public var maxPushBytes = 4 << 20
+        /// The most events per pulled page (also capped by the server's limit).
+        public var pullPageSize = 1000
+        /// Automatic mode: how retries back off.
+        public var retry = RetryPolicy()
+        /// Automatic mode: how often to sync when nothing happens (`nil`: only on local changes
+        /// and ``Synchronizer/requestSync()``).
+        public var pollInterval: Duration? = .seconds(30)
+        /// The most conflict records a ``SyncReport`` carries (all are counted).
+        public var maxReportedConflicts = 1000
+        /// The logger.
+        public var logger = Logger(label: "eventstore.sync", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        /// Creates the default configuration.
+        public init() {}
+    }
+
+    /// The local store.
+    public let store: Store
+    /// How the remote is reached.
+    public let transport: any SyncTransport
+    /// The name of the remote: names the cursor (`sync.remote.<name>` in the store's metadata).
+    public let remoteName: String
+    /// The configuration.
+    public let configuration: Configuration
+
+    let cursorKey: String
+    let broadcaster: StatusBroadcaster
+    let wakeup = Wakeup()
+    let automatic = Mutex(AutomaticState())
+
+    struct AutomaticState {
+        var task: Task<Void, Never>?
+        /// Consecutive failed syncs.
+        var failures = 0
+        /// The wait before the automatic retry of the last failure.
+        var retryDelay: Duration?
+    }
+    private let queue = Mutex(RunQueue())
+
+    private struct RunQueue {
+        var tail: Task<SyncReport, any Error>?
+        var tailStarted = true
+    }
+
+    /// Creates a synchronizer.
+    ///
+    /// - Parameters:
+    ///   - store: The local store.
+    ///   - transport: How the remote is reached.
+    ///   - remoteName: The cursor's name; defaults to the transport's
+    ///     ``SyncTransport/remoteIdentifier``.
+    ///   - configuration: Paging, retries and logging.
+    public init(
+        store: Store, transport: any SyncTransport, remoteName: String? = nil, configuration: Configuration = .init()
+    ) {
+        self.store = store
+        self.transport = transport
+        self.remoteName = remoteName ?? transport.remoteIdentifier
+        self.configuration = configuration
+        self.cursorKey = SyncCursor.key(for: self.remoteName)
+        let pending = (try? Synchronizer.pendingCount(store: store, key: cursorKey)) ?? 0
+        self.broadcaster = StatusBroadcaster(SyncStatus(phase: .idle, pendingCount: pending))
+    }
+
+    deinit {
+        automatic.withLock { $0.task?.cancel() }
+    }
+
+    // MARK: State
+
+    /// The replica's cursor for this remote.
+    public func cursor() throws -> SyncCursor {
+        try store.read { try SyncCursor.load($0, key: cursorKey) }
+    }
+
+    /// The number of local events the server has not acknowledged ("N items waiting to sync").
+    public func pendingCount() throws -> Int {
+        try Synchronizer.pendingCount(store: store, key: cursorKey)
+    }
+
+    static func pendingCount(store: Store, key: String) throws -> Int {
+        try store.read { reader in
+            let head = try reader.head()
+            let cursor = try SyncCursor.load(reader, key: key)
+            return Int(head - min(cursor.pushed, head))
+        }
+    }
+
+    /// The states of the synchronizer: the current one first, then every change.
+    ///
+    /// Each access gives a new stream; it ends when the synchronizer is released.
+    public var status: AsyncStream<SyncStatus> { broadcaster.subscribe() }
+
+    /// The current state.
+    public var currentStatus: SyncStatus { broadcaster.current }
+
+    // MARK: Sync
+
+    /// Runs one sync: push pending local events page by page, then pull pages until the
+    /// server's head.
+    ///
+    /// - Returns: What moved.
+    /// - Throws: ``SyncError`` (the cursors keep every completed page).
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        let task = queue.withLock { queue -> Task<SyncReport, any Error> in
+            if let tail = queue.tail, !queue.tailStarted { return tail }
+            let previous = queue.tail
+            let task = Task<SyncReport, any Error> {
+                _ = await previous?.result
+                self.queue.withLock { $0.tailStarted = true }
+                return try await self.runReportingStatus()
+            }
+            queue.tail = task
+            queue.tailStarted = false
+            return task
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func runReportingStatus() async throws -> SyncReport {
+        do {
+            let report = try await run()
+            automatic.withLock { $0.failures = 0 }
+            publish(.upToDate(Date()))
+            return report
+        } catch {
+            let failure = Synchronizer.syncError(error)
+            let policy = configuration.retry
+            let delay = automatic.withLock { state -> Duration? in
+                state.failures += 1
+                guard state.task != nil, failure.isRetryable else {
+                    state.retryDelay = nil
+                    return nil
+                }
+                let delay = policy.delay(afterFailures: state.failures, random: Double.random(in: 0..<1))
+                state.retryDelay = delay
+                return delay
+            }
+            let retryAt = delay.map { Date().addingTimeInterval(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) }
+            publish(.failed(failure, retryAt: retryAt))
+            configuration.logger.warning("sync failed", metadata: ["remote": "\(remoteName)", "error": "\(failure)"])
+            throw failure
+        }
+    }
+
+    func publish(_ phase: SyncStatus.Phase) {
+        let pending = (try? pendingCount()) ?? broadcaster.current.pendingCount
+        broadcaster.publish(SyncStatus(phase: phase, pendingCount: pending))
+    }
+
+    private enum PhaseOutcome {
+        case done
+        case epochChanged
+    }
+
+    private func run() async throws -> SyncReport {
+        var report = SyncReport()
+        for _ in 0..<4 {
+            try Task.checkCancellation()
+            var cursor = try cursor()
+            var info: RemoteInfo?
+            do {
+                info = try await transport.info(check: cursor.check)
+            } catch SyncError.Code.notFound {
+                info = nil
+            }
+            if let info, cursor.epoch != info.epoch {
+                cursor = try await adopt(epoch: info.epoch, report: &report)
+            }
+            report.serverHead = info?.head ?? 0
+            if case .epochChanged = try await pushAll(&cursor, info: info, report: &report) { continue }
+            guard cursor.epoch != nil else { return report }  // no remote store and nothing pushed
+            if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
+            configuration.logger.debug(
+                "sync done", metadata: ["remote": "\(remoteName)", "report": "\(report)"])
+            return report
+        }
+        throw SyncError(.protocolViolation, "the server's epoch changed during every attempt to sync")
+    }
+
+    /// Adopts the server's epoch: the first one silently; a new one resets every position.
+    private func adopt(epoch: String, report: inout SyncReport) async throws -> SyncCursor {
+        let key = cursorKey
+        let (cursor, changed) = try await store.write { writer -> (SyncCursor, Bool) in
+            var cursor = try SyncCursor.load(writer, key: key)
+            let changed = cursor.epoch != nil && cursor.epoch != epoch
+            if changed {
+                cursor.reset(epoch: epoch)
+            } else {
+                cursor.epoch = epoch
+            }
+            try cursor.save(writer, key: key)
+            return (cursor, changed)
+        }
+        if changed {
+            report.epochChanged = true
+            configuration.logger.warning(
+                "server epoch changed: pushing everything again and pulling the log again",
+                metadata: ["remote": "\(remoteName)", "epoch": "\(epoch)"])
+        }
+        return cursor
+    }
+
+    // MARK: Push
+
+    private func pushAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
+        -> PhaseOutcome
+    {
+        let pageSize = max(1, min(configuration.pushPageSize, info?.limits.maxPushEvents ?? .max))
+        let maxBytes = max(1024, min(configuration.maxPushBytes, (info?.limits.maxRequestBytes ?? .max) - 1024))
+        var completed = 0
+        let total = try pendingCount()
+        while true {
+            try Task.checkCancellation()
+            let from = cursor.pushed
+            let (events, last) = try store.read { reader -> ([Event], UInt64) in
+                var events: [Event] = []
+                var bytes = 64
+                var last = from
+                try reader.forEachEvent(from: from + 1) { event in
+                    let size = event.jsonBytes().count + 1
+                    if !events.isEmpty && bytes + size > maxBytes { return false }
+                    events.append(event)
+                    bytes += size
+                    last = event.seq
+                    return events.count < pageSize
+                }
+                return (events, last)
+            }
+            guard !events.isEmpty else { return .done }
+            publish(.pushing(SyncProgress(completed: completed, total: max(total, completed + events.count))))
+            let response = try await transport.push(
+                PushRequest(replica: store.replicaID, events: events), check: cursor.check)
+            report.requests += 1
+            if let epoch = cursor.epoch, response.epoch != epoch {
+                cursor = try await adopt(epoch: response.epoch, report: &report)
+                return .epochChanged
+            }
+            let key = cursorKey
+            cursor = try await store.write { writer in
+                var cursor = try SyncCursor.load(writer, key: key)
+                cursor.epoch = response.epoch
+                cursor.pushed = max(cursor.pushed, last)
+                cursor.raiseMark(response.head, response.digest)
+                try cursor.save(writer, key: key)
+                return cursor
+            }
+            completed += events.count
+            report.pushed += response.accepted
+            report.duplicates += response.duplicates
+            report.serverHead = max(report.serverHead, response.head)
+        }
+    }
+
+    // MARK: Pull
+
+    private struct IngestedPage: Sendable {
+        var cursor: SyncCursor
+        var appended: [Event]
+        var duplicates: Int
+    }
+
+    private func pullAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
+        -> PhaseOutcome
+    {
+        let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
+        let start = cursor.pulled
+        let transport = self.transport
+        // The next page is fetched while the current one is ingested.
+        var prefetched: Task<PullPage, any Error>?
+        defer { prefetched?.cancel() }
+        while true {
+            try Task.checkCancellation()
+            let after = cursor.pulled
+            let page: PullPage
+            if let prefetched {
+                page = try await prefetched.value
+            } else {
+                page = try await transport.pull(after: after, limit: pageSize, check: cursor.check)
+            }
+            prefetched = nil
+            report.requests += 1
+            if let epoch = cursor.epoch, page.epoch != epoch {
+                cursor = try await adopt(epoch: page.epoch, report: &report)
+                return .epochChanged
+            }
+            try Synchronizer.verify(page, after: after)
+            if page.next < page.head {
+                let next = page.next
+                let check = cursor.check
+                prefetched = Task { try await transport.pull(after: next, limit: pageSize, check: check) }
+            }
+            publish(
+                .pulling(SyncProgress(completed: Int(after - start), total: Int(page.head - min(start, page.head)))))
+            let key = cursorKey
+            let events = page.events
+            let ingested: IngestedPage
+            do {
+                ingested = try await store.write { writer in
+                    var cursor = try SyncCursor.load(writer, key: key)
+                    guard cursor.pulled == after, cursor.epoch == page.epoch else {
+                        throw SyncError(.local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
+                    }
+                    let headBefore = try writer.head()
+                    let result = try writer.ingestAll(events)
+                    // Nothing local is pending: what was just pulled need not be pushed back.
+                    if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
+                    cursor.pulled = page.next
+                    cursor.raiseMark(page.next, page.digest)
+                    try cursor.save(writer, key: key)
+                    return IngestedPage(cursor: cursor, appended: result.appended, duplicates: result.duplicates.count)
+                }
+            } catch let error as EventStoreError {
+                throw Synchronizer.syncError(error).prefixed("cannot ingest pulled page after \(after): ")
+            }
+            cursor = ingested.cursor
+            report.pulled += ingested.appended.count
+            report.pulledDuplicates += ingested.duplicates
+            report.serverHead = max(report.serverHead, page.head)
+            try collectConflicts(of: ingested.appended, into: &report)
+            if page.next >= page.head { return .done }
+        }
+    }
+
+    /// Checks a page: checksum, order, bounds.
+    static func verify(_ page: PullPage, after: UInt64) throws {
+        let checksum = PageChecksum(events: page.events)
+        guard checksum == page.checksum else {
+            throw SyncError(
+                .protocolViolation, "page after \(after): checksum \(checksum) does not match the server's \(page.checksum)")
+        }
+        var previous = after
+        for event in page.events {
+            guard event.seq > previous else {
+                throw SyncError(.protocolViolation, "page after \(after): seq \(event.seq) out of order")
+            }
+            previous = event.seq
+        }
+        guard page.next == previous, page.next <= page.head else {
+            throw SyncError(
+                .protocolViolation, "page after \(after): next \(page.next) does not match its events or head \(page.head)")
+        }
+        if page.events.isEmpty && page.head > after {
+            throw SyncError(.protocolViolation, "page after \(after) is empty but the head is \(page.head)")
+        }
+    }
+
+    private func collectConflicts(of appended: [Event], into report: inout SyncReport) throws {
+        guard !appended.isEmpty else { return }
+        var seqsByItem: [String: (collection: String, item: String, seqs: Set<UInt64>)] = [:]
+        for event in appended {
+            seqsByItem[event.collection + "\u{0}" + event.item, default: (event.collection, event.item, [])].seqs.insert(event.seq)
+        }
+        let limit = configuration.maxReportedConflicts
+        try store.read { reader in
+            for entry in seqsByItem.values {
+                for record in try reader.conflicts(collection: entry.collection, item: entry.item)
+                where entry.seqs.contains(record.seq) {
+                    report.conflicts += 1
+                    if report.conflictRecords.count < limit { report.conflictRecords.append(record) }
+                }
+            }
+        }
+    }
+
+    /// Wraps any error as a ``SyncError``.
+    static func syncError(_ error: any Error) -> SyncError {
+        if let error = error as? SyncError { return error }
+        if let error = error as? EventStoreError {
+            switch error.code {
+            case .clockSkew: return SyncError(.clockSkew, error.message, cause: error)
+            case .invalidEvent, .invalidName: return SyncError(.invalidEvent, error.message, cause: error)
+            default: return SyncError(.local, error.message, cause: error)
+            }
+        }
+        if error is CancellationError { return SyncError(.transport, "the sync was cancelled", cause: error) }
+        return SyncError(.transport, "\(error)", cause: error)
+    }
+}

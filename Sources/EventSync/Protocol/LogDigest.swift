@@ -1,0 +1,99 @@
+public import EventStore
+
+/// A running digest of a server log: the digest at seq *n* is FNV-1a 64 over the event ids of
+/// seqs 1…*n*, in order. Two logs with equal digests at *n* hold the same events at 1…*n*.
+///
+/// Servers report the digest at the end of every page and push; clients keep the highest one
+/// they saw (the continuity *mark*) and send it back with every request. A server whose log no
+/// longer matches a client's mark has been restored from an older copy (or lost commits), and
+/// starts a new epoch. See <doc:Sync>.
+public struct LogDigest: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The 64-bit digest.
+    public let rawValue: UInt64
+
+    /// Creates a digest from its value.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The digest of the empty log (seq 0): the FNV-1a 64 offset basis.
+    public static let empty = LogDigest(rawValue: FNV1a.offsetBasis)
+
+    /// The digest after appending the event `id` to a log whose digest is `self`.
+    public func appending(_ id: EventID) -> LogDigest {
+        var hash = FNV1a(state: rawValue)
+        hash.combine(id.origin.high)
+        hash.combine(id.origin.low)
+        hash.combine(id.sequence)
+        return LogDigest(rawValue: hash.state)
+    }
+
+    /// Parses 16 hex digits.
+    public init?(hex: String) {
+        guard hex.utf8.count == 16, let value = UInt64(hex, radix: 16) else { return nil }
+        rawValue = value
+    }
+
+    /// 16 lowercase hex digits.
+    public var description: String { hex64(rawValue) }
+}
+
+/// The checksum of a page of events: FNV-1a 64 over each event's canonical JSON
+/// (``EventStore/Event/jsonBytes()``) followed by a line feed, in page order.
+public struct PageChecksum: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The 64-bit checksum.
+    public let rawValue: UInt64
+
+    /// Creates a checksum from its value.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The checksum of `events`.
+    public init(events: [Event]) {
+        var hash = FNV1a()
+        var buffer: [UInt8] = []
+        for event in events {
+            buffer.removeAll(keepingCapacity: true)
+            event.writeJSON(into: &buffer)
+            hash.combine(bytes: buffer)
+            hash.combine(byte: 0x0A)
+        }
+        rawValue = hash.state
+    }
+
+    /// Parses 16 hex digits.
+    public init?(hex: String) {
+        guard hex.utf8.count == 16, let value = UInt64(hex, radix: 16) else { return nil }
+        rawValue = value
+    }
+
+    /// 16 lowercase hex digits.
+    public var description: String { hex64(rawValue) }
+}
+
+/// FNV-1a, 64-bit.
+struct FNV1a {
+    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    var state: UInt64 = FNV1a.offsetBasis
+
+    @inline(__always)
+    mutating func combine(byte: UInt8) {
+        state = (state ^ UInt64(byte)) &* FNV1a.prime
+    }
+
+    mutating func combine(bytes: [UInt8]) {
+        var state = self.state
+        for byte in bytes { state = (state ^ UInt64(byte)) &* FNV1a.prime }
+        self.state = state
+    }
+
+    /// Eight bytes, big-endian.
+    mutating func combine(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}
+
+/// `value` as 16 lowercase hex digits.
+func hex64(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}

@@ -1,0 +1,334 @@
+public import EventStore
+
+// The wire form of the protocol messages (see `openapi.json` in the server module). Keys are
+// written in byte order; integers are JSON numbers, 64-bit stamps and digests are strings.
+
+extension RemoteInfo {
+    /// The JSON body of `GET /v1/stores/{store}`.
+    public func jsonBytes() -> [UInt8] {
+        var out = JSONOut()
+        out.raw("{\"digest\":")
+        out.string(digest.description)
+        out.raw(",\"epoch\":")
+        out.string(epoch)
+        out.raw(",\"head\":")
+        out.number(head)
+        out.raw(",\"limits\":{\"defaultPageEvents\":")
+        out.number(limits.defaultPageEvents)
+        out.raw(",\"maxPageBytes\":")
+        out.number(limits.maxPageBytes)
+        out.raw(",\"maxPageEvents\":")
+        out.number(limits.maxPageEvents)
+        out.raw(",\"maxPushEvents\":")
+        out.number(limits.maxPushEvents)
+        out.raw(",\"maxRequestBytes\":")
+        out.number(limits.maxRequestBytes)
+        out.raw("},\"store\":")
+        out.string(store)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Decodes the JSON body of `GET /v1/stores/{store}`.
+    ///
+    /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody``.
+    public init(json: [UInt8]) throws {
+        let object = try JSONObject(parsing: json, context: "store info")
+        let limitsObject = try object.object("limits")
+        var limits = SyncLimits()
+        limits.defaultPageEvents = try limitsObject.int("defaultPageEvents")
+        limits.maxPageBytes = try limitsObject.int("maxPageBytes")
+        limits.maxPageEvents = try limitsObject.int("maxPageEvents")
+        limits.maxPushEvents = try limitsObject.int("maxPushEvents")
+        limits.maxRequestBytes = try limitsObject.int("maxRequestBytes")
+        self.init(
+            store: try object.string("store"), head: try object.uint64("head"), epoch: try object.string("epoch"),
+            digest: try object.digest("digest"), limits: limits)
+    }
+}
+
+extension PushRequest {
+    /// The JSON body of `POST /v1/stores/{store}/events`.
+    public func jsonBytes() -> [UInt8] {
+        var out = JSONOut()
+        out.bytes.reserveCapacity(events.count * 200 + 64)
+        out.raw("{\"events\":[")
+        for (index, event) in events.enumerated() {
+            if index > 0 { out.raw(",") }
+            event.writeJSON(into: &out.bytes)
+        }
+        out.raw("],\"replica\":")
+        out.string(replica.description)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Decodes a push body, strictly: field values may nest at most
+    /// ``EventStore/JSONSyntaxError/defaultMaxDepth`` levels.
+    ///
+    /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody`` naming the problem
+    ///   (`events[3]: "op" is missing`).
+    public init(json: [UInt8]) throws {
+        let object = try JSONObject(parsing: json, context: "push body")
+        guard case .array(let values)? = object.members["events"] else {
+            throw SyncError(.malformedBody, "push body: \"events\" must be an array of events")
+        }
+        var events: [Event] = []
+        events.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            do {
+                events.append(try Event(jsonValue: value))
+            } catch let error as EventStoreError {
+                throw SyncError(.malformedBody, "events[\(index)]: \(error.message)")
+            }
+        }
+        let replica: ReplicaID
+        if let hex = object.members["replica"] {
+            guard case .string(let text) = hex, let parsed = ReplicaID(hex: text.lowercased()) else {
+                throw SyncError(.malformedBody, "push body: \"replica\" must be 32 hex digits")
+            }
+            replica = parsed
+        } else if let first = events.first {
+            replica = first.id.origin
+        } else {
+            throw SyncError(.malformedBody, "push body: \"replica\" is missing")
+        }
+        self.init(replica: replica, events: events)
+    }
+}
+
+extension PushResponse {
+    /// The JSON body of a push response.
+    public func jsonBytes() -> [UInt8] {
+        var out = JSONOut()
+        out.raw("{\"accepted\":")
+        out.number(accepted)
+        out.raw(",\"digest\":")
+        out.string(digest.description)
+        out.raw(",\"duplicates\":")
+        out.number(duplicates)
+        out.raw(",\"epoch\":")
+        out.string(epoch)
+        out.raw(",\"head\":")
+        out.number(head)
+        out.raw(",\"highWater\":")
+        out.number(highWater)
+        out.raw(",\"replica\":")
+        out.string(replica.description)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Decodes a push response.
+    ///
+    /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody``.
+    public init(json: [UInt8]) throws {
+        let object = try JSONObject(parsing: json, context: "push response")
+        guard let replica = ReplicaID(hex: try object.string("replica")) else {
+            throw SyncError(.malformedBody, "push response: \"replica\" must be 32 hex digits")
+        }
+        self.init(
+            accepted: try object.int("accepted"), duplicates: try object.int("duplicates"),
+            head: try object.uint64("head"), digest: try object.digest("digest"), epoch: try object.string("epoch"),
+            replica: replica, highWater: try object.uint64("highWater"))
+    }
+}
+
+extension PullPage {
+    /// The JSON body of a page.
+    public func jsonBytes() -> [UInt8] {
+        var events: [UInt8] = []
+        for (index, event) in self.events.enumerated() {
+            if index > 0 { events.append(UInt8(ascii: ",")) }
+            event.writeJSON(into: &events)
+        }
+        return PullPage.jsonBytes(
+            eventsJSON: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum)
+    }
+
+    /// The JSON body of a page whose events are already encoded (comma-separated).
+    static func jsonBytes(
+        eventsJSON: [UInt8], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum
+    ) -> [UInt8] {
+        var out = JSONOut()
+        out.bytes.reserveCapacity(eventsJSON.count + 200)
+        out.raw("{\"checksum\":")
+        out.string(checksum.description)
+        out.raw(",\"digest\":")
+        out.string(digest.description)
+        out.raw(",\"epoch\":")
+        out.string(epoch)
+        out.raw(",\"events\":[")
+        out.bytes.append(contentsOf: eventsJSON)
+        out.raw("],\"head\":")
+        out.number(head)
+        out.raw(",\"next\":")
+        out.number(next)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Decodes a page. The checksum is *not* verified here (see ``PageChecksum``).
+    ///
+    /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody``.
+    public init(json: [UInt8]) throws {
+        let object = try JSONObject(parsing: json, context: "page")
+        guard case .array(let values)? = object.members["events"] else {
+            throw SyncError(.malformedBody, "page: \"events\" must be an array")
+        }
+        var events: [Event] = []
+        events.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            do {
+                events.append(try Event(jsonValue: value))
+            } catch let error as EventStoreError {
+                throw SyncError(.malformedBody, "page events[\(index)]: \(error.message)")
+            }
+        }
+        guard let checksum = PageChecksum(hex: try object.string("checksum")) else {
+            throw SyncError(.malformedBody, "page: \"checksum\" must be 16 hex digits")
+        }
+        self.init(
+            events: events, next: try object.uint64("next"), head: try object.uint64("head"),
+            epoch: try object.string("epoch"), digest: try object.digest("digest"), checksum: checksum)
+    }
+}
+
+/// A problem details body (RFC 9457) as the server writes it.
+struct ProblemDetails: Sendable {
+    var code: SyncError.Code
+    var detail: String
+    var requestID: String?
+
+    func jsonBytes() -> [UInt8] {
+        var out = JSONOut()
+        out.raw("{\"code\":")
+        out.string(code.name)
+        out.raw(",\"detail\":")
+        out.string(detail)
+        if let requestID {
+            out.raw(",\"requestId\":")
+            out.string(requestID)
+        }
+        out.raw(",\"status\":")
+        out.number(code.status)
+        out.raw(",\"title\":")
+        out.string(code.title)
+        out.raw(",\"type\":")
+        out.string(code.problemType)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Reads a problem body; `nil` when the body is not one.
+    init?(json: [UInt8], status: Int) {
+        guard let value = try? Value(json: json), case .object(let members) = value else { return nil }
+        let name: String
+        if case .string(let code)? = members["code"] {
+            name = code
+        } else if case .string(let type)? = members["type"], let last = type.split(separator: ":").last {
+            name = String(last)
+        } else {
+            return nil
+        }
+        code = SyncError.Code(name: name, status: status)
+        detail = members["detail"]?.stringValue ?? members["title"]?.stringValue ?? "HTTP \(status)"
+        requestID = members["requestId"]?.stringValue
+    }
+
+    init(code: SyncError.Code, detail: String, requestID: String?) {
+        self.code = code
+        self.detail = detail
+        self.requestID = requestID
+    }
+}
+
+extension SyncError {
+    /// The problem details body (`application/problem+json`) for this error.
+    public func problemJSON(requestID: String? = nil) -> [UInt8] {
+        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID).jsonBytes()
+    }
+
+    /// The error a problem details body describes (`nil` when the body is not one).
+    public init?(problemJSON json: [UInt8], status: Int) {
+        guard let problem = ProblemDetails(json: json, status: status) else { return nil }
+        self.init(problem.code, problem.detail, requestID: problem.requestID)
+    }
+}
+
+/// A small JSON output buffer.
+struct JSONOut {
+    var bytes: [UInt8] = []
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func string(_ text: String) {
+        Value.string(text).writeJSON(into: &bytes)
+    }
+
+    mutating func number<T: BinaryInteger>(_ value: T) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+}
+
+/// A parsed JSON object with typed member access; every failure is a
+/// ``SyncError/Code/malformedBody`` naming the member.
+struct JSONObject {
+    let members: [String: Value]
+    let context: String
+
+    /// Field values nest at most 32 levels; a body adds up to four around them.
+    static let bodyDepth = JSONSyntaxError.defaultMaxDepth + 4
+
+    init(parsing json: [UInt8], context: String) throws {
+        let value: Value
+        do {
+            value = try Value(json: json, maxDepth: JSONObject.bodyDepth)
+        } catch let error as JSONSyntaxError {
+            throw SyncError(.malformedBody, "\(context) is not valid JSON: \(error)", cause: error)
+        }
+        guard case .object(let members) = value else { throw SyncError(.malformedBody, "\(context) must be a JSON object") }
+        self.members = members
+        self.context = context
+    }
+
+    init(members: [String: Value], context: String) {
+        self.members = members
+        self.context = context
+    }
+
+    private func failure(_ name: String, _ expected: String) -> SyncError {
+        SyncError(.malformedBody, "\(context): \"\(name)\" \(members[name] == nil ? "is missing" : "must be \(expected)")")
+    }
+
+    func string(_ name: String) throws -> String {
+        guard case .string(let text)? = members[name] else { throw failure(name, "a string") }
+        return text
+    }
+
+    func uint64(_ name: String) throws -> UInt64 {
+        guard case .int(let number)? = members[name], number >= 0 else { throw failure(name, "a non-negative integer") }
+        return UInt64(number)
+    }
+
+    func int(_ name: String) throws -> Int {
+        guard case .int(let number)? = members[name], number >= 0, number <= Int64(Int.max) else {
+            throw failure(name, "a non-negative integer")
+        }
+        return Int(number)
+    }
+
+    func digest(_ name: String) throws -> LogDigest {
+        guard case .string(let text)? = members[name], let digest = LogDigest(hex: text) else {
+            throw failure(name, "16 hex digits")
+        }
+        return digest
+    }
+
+    func object(_ name: String) throws -> JSONObject {
+        guard case .object(let members)? = members[name] else { throw failure(name, "an object") }
+        return JSONObject(members: members, context: "\(context).\(name)")
+    }
+}

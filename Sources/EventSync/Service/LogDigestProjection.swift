@@ -1,0 +1,35 @@
+import EventStore
+
+/// Keeps the ``LogDigest`` at every seq of a served store's log, in the same transaction as the
+/// events (so a page, a push answer and a continuity check always agree with the log).
+///
+/// Database `chain`: key = seq (8 bytes, big-endian), value = digest (8 bytes, big-endian).
+struct LogDigestProjection: Projection {
+    static let projectionName = "sync.log-digest"
+    static let database = "chain"
+
+    let name = LogDigestProjection.projectionName
+    let version = 1
+    let databases = [LogDigestProjection.database]
+
+    func apply(_ change: ProjectionChange, in context: ProjectionContext) throws {
+        let seq = change.event.seq
+        var previous = LogDigest.empty
+        if seq > 1, let bytes = try context.value(forKey: bigEndian(seq - 1), in: LogDigestProjection.database) {
+            previous = LogDigest(rawValue: decodeBigEndian(bytes))
+        }
+        let digest = previous.appending(change.event.id)
+        try context.setValue(bigEndian(digest.rawValue), forKey: bigEndian(seq), in: LogDigestProjection.database)
+    }
+}
+
+/// Eight bytes, big-endian.
+func bigEndian(_ value: UInt64) -> [UInt8] {
+    withUnsafeBytes(of: value.bigEndian, Array.init)
+}
+
+/// The value of eight big-endian bytes (0 for another length).
+func decodeBigEndian(_ bytes: [UInt8]) -> UInt64 {
+    guard bytes.count == 8 else { return 0 }
+    return bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+}

@@ -1,0 +1,244 @@
+public import EventStore
+public import Logging
+
+extension SyncService {
+    // MARK: Info
+
+    /// The state of a store: head, epoch, digest and limits (`GET /v1/stores/{store}`).
+    ///
+    /// - Parameters:
+    ///   - name: The store name.
+    ///   - check: The client's continuity mark, if it has one.
+    /// - Throws: ``SyncError``: ``SyncError/Code/notFound`` for a missing store.
+    public func info(store name: String, check: ContinuityCheck? = nil) async throws -> RemoteInfo {
+        try await info(name, check: check, logger: configuration.logger)
+    }
+
+    /// ``info(store:check:)`` with the request's logger.
+    package func info(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> RemoteInfo {
+        do {
+            let served = try await served(name, create: false)
+            try await verifyContinuity(check, of: served, name: name, logger: logger)
+            let limits = configuration.limits
+            return try served.store.read { reader in
+                let head = try reader.head()
+                return RemoteInfo(
+                    store: name, head: head, epoch: try SyncService.currentEpoch(in: reader),
+                    digest: try SyncService.digest(at: head, in: reader, chained: served.chained) ?? .empty,
+                    limits: limits)
+            }
+        } catch {
+            throw SyncService.syncError(error)
+        }
+    }
+
+    // MARK: Push
+
+    /// Appends a batch of events to a store, atomically and idempotently
+    /// (`POST /v1/stores/{store}/events`).
+    ///
+    /// Every event is validated (names, fields, size, clock skew against the server's clock);
+    /// one invalid event fails the whole batch and nothing is appended. Events the store already
+    /// holds are counted as duplicates and not appended again.
+    ///
+    /// - Parameters:
+    ///   - name: The store name; a missing store is created when
+    ///     ``Configuration/createsStoresOnPush`` is set.
+    ///   - request: The events and the pushing replica.
+    ///   - check: The client's continuity mark, if it has one.
+    /// - Returns: The counts, the new head with its digest, the epoch and the pusher's high-water.
+    /// - Throws: ``SyncError``: ``SyncError/Code/payloadTooLarge``, ``SyncError/Code/invalidEvent``,
+    ///   ``SyncError/Code/clockSkew``, ``SyncError/Code/notFound``…
+    public func push(store name: String, _ request: PushRequest, check: ContinuityCheck? = nil) async throws
+        -> PushResponse
+    {
+        try await push(name, request, check: check, logger: configuration.logger)
+    }
+
+    /// ``push(store:_:check:)`` with the request's logger.
+    package func push(_ name: String, _ request: PushRequest, check: ContinuityCheck?, logger: Logger) async throws
+        -> PushResponse
+    {
+        let limits = configuration.limits
+        guard request.events.count <= limits.maxPushEvents else {
+            throw SyncError(
+                .payloadTooLarge, "push of \(request.events.count) events (limit \(limits.maxPushEvents) per push)")
+        }
+        let result: (response: PushResponse, rotated: String?)
+        do {
+            let served = try await served(name, create: configuration.createsStoresOnPush)
+            let chained = served.chained
+            let events = request.events
+            let replica = request.replica
+            result = try await served.store.write { writer in
+                var rotated: String?
+                if try SyncService.continuityBroken(check, in: writer, chained: chained) {
+                    rotated = try SyncService.rotateEpoch(writer)
+                }
+                var accepted = 0
+                var duplicates = 0
+                var highWaters: [ReplicaID: UInt64] = [:]
+                for (index, event) in events.enumerated() {
+                    do {
+                        switch try writer.ingest(event) {
+                        case .appended:
+                            accepted += 1
+                            highWaters[event.id.origin] = max(highWaters[event.id.origin] ?? 0, event.id.sequence)
+                        case .duplicate:
+                            duplicates += 1
+                        }
+                    } catch {
+                        throw SyncService.syncError(error).prefixed("events[\(index)] (id \(event.id)): ")
+                    }
+                }
+                for (origin, sequence) in highWaters {
+                    let key = SyncService.originKeyPrefix + origin.description
+                    let stored = try writer.metadata(forKey: key).map(decodeBigEndian) ?? 0
+                    if sequence > stored { try writer.setMetadata(bigEndian(sequence), forKey: key) }
+                }
+                let head = try writer.head()
+                let response = PushResponse(
+                    accepted: accepted, duplicates: duplicates, head: head,
+                    digest: try SyncService.digest(at: head, in: writer, chained: chained) ?? .empty,
+                    epoch: try SyncService.currentEpoch(in: writer), replica: replica,
+                    highWater: try writer.metadata(forKey: SyncService.originKeyPrefix + replica.description)
+                        .map(decodeBigEndian) ?? 0)
+                return (response, rotated)
+            }
+        } catch {
+            throw SyncService.syncError(error)
+        }
+        if let rotated = result.rotated, let check {
+            SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
+        }
+        logger.debug(
+            "push",
+            metadata: [
+                "store": "\(name)", "replica": "\(request.replica)", "accepted": "\(result.response.accepted)",
+                "duplicates": "\(result.response.duplicates)", "head": "\(result.response.head)",
+            ])
+        return result.response
+    }
+
+    // MARK: Pull
+
+    /// A page of a store's log after `after`, in server order
+    /// (`GET /v1/stores/{store}/events?after=SEQ&limit=N`).
+    ///
+    /// - Parameters:
+    ///   - name: The store name.
+    ///   - after: The server seq the client has pulled through (0 for the start).
+    ///   - limit: The most events wanted (`nil`: the default page size); clamped to the limits.
+    ///   - check: The client's continuity mark, if it has one.
+    /// - Throws: ``SyncError``: ``SyncError/Code/notFound``, ``SyncError/Code/invalidRequest``.
+    public func pull(store name: String, after: UInt64, limit: Int? = nil, check: ContinuityCheck? = nil) async throws
+        -> PullPage
+    {
+        let page = try await readPage(name, after: after, limit: limit, check: check, keepEvents: true, logger: configuration.logger)
+        return PullPage(
+            events: page.events, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
+            checksum: page.checksum)
+    }
+
+    struct EncodedPage: Sendable {
+        var events: [Event]
+        var eventsJSON: [UInt8]
+        var count: Int
+        var next: UInt64
+        var head: UInt64
+        var epoch: String
+        var digest: LogDigest
+        var checksum: PageChecksum
+    }
+
+    func readPage(
+        _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, keepEvents: Bool, logger: Logger
+    ) async throws -> EncodedPage {
+        let limits = configuration.limits
+        let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
+        guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
+        do {
+            let served = try await served(name, create: false)
+            try await verifyContinuity(check, of: served, name: name, logger: logger)
+            return try served.store.read { reader in
+                let head = try reader.head()
+                var page = EncodedPage(
+                    events: [], eventsJSON: [], count: 0, next: after, head: head,
+                    epoch: try SyncService.currentEpoch(in: reader), digest: .empty, checksum: PageChecksum(rawValue: 0))
+                var hash = FNV1a()
+                var buffer: [UInt8] = []
+                if after < head {
+                    try reader.forEachEvent(from: after + 1) { event in
+                        buffer.removeAll(keepingCapacity: true)
+                        event.writeJSON(into: &buffer)
+                        if page.count > 0 {
+                            if page.eventsJSON.count + buffer.count + 1 > limits.maxPageBytes { return false }
+                            page.eventsJSON.append(UInt8(ascii: ","))
+                        }
+                        page.eventsJSON.append(contentsOf: buffer)
+                        hash.combine(bytes: buffer)
+                        hash.combine(byte: 0x0A)
+                        if keepEvents { page.events.append(event) }
+                        page.count += 1
+                        page.next = event.seq
+                        return page.count < wanted
+                    }
+                }
+                page.checksum = PageChecksum(rawValue: hash.state)
+                page.digest = try SyncService.digest(at: page.next, in: reader, chained: served.chained) ?? .empty
+                return page
+            }
+        } catch {
+            throw SyncService.syncError(error)
+        }
+    }
+
+    // MARK: Wire form
+
+    /// `GET /v1/stores/{store}`: the JSON body.
+    package func infoJSON(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> [UInt8] {
+        try await info(name, check: check, logger: logger).jsonBytes()
+    }
+
+    /// `POST /v1/stores/{store}/events`: decodes the body (size first), pushes, encodes the answer.
+    package func pushJSON(_ name: String, body: [UInt8], check: ContinuityCheck?, logger: Logger) async throws -> [UInt8] {
+        let limits = configuration.limits
+        guard body.count <= limits.maxRequestBytes else {
+            throw SyncError(.payloadTooLarge, "request body of \(body.count) bytes (limit \(limits.maxRequestBytes))")
+        }
+        let request = try PushRequest(json: body)
+        return try await push(name, request, check: check, logger: logger).jsonBytes()
+    }
+
+    /// `GET /v1/stores/{store}/events`: the JSON body of a page.
+    package func pullJSON(_ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, logger: Logger) async throws
+        -> [UInt8]
+    {
+        let page = try await readPage(name, after: after, limit: limit, check: check, keepEvents: false, logger: logger)
+        return PullPage.jsonBytes(
+            eventsJSON: page.eventsJSON, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
+            checksum: page.checksum)
+    }
+
+    /// Reads a continuity check from query parameters `epoch`, `mark` and `digest`.
+    ///
+    /// - Returns: `nil` without `epoch`.
+    /// - Throws: ``SyncError/Code/invalidRequest`` for malformed values.
+    package static func continuityCheck(epoch: String?, mark: String?, digest: String?) throws -> ContinuityCheck? {
+        guard let epoch, !epoch.isEmpty else { return nil }
+        guard let markText = mark, let seq = UInt64(markText) else {
+            throw SyncError(.invalidRequest, "with \"epoch\", \"mark\" must be a server seq")
+        }
+        guard let digestText = digest, let parsed = LogDigest(hex: digestText) else {
+            throw SyncError(.invalidRequest, "with \"epoch\", \"digest\" must be 16 hex digits")
+        }
+        return ContinuityCheck(epoch: epoch, seq: seq, digest: parsed)
+    }
+}
+
+extension SyncError {
+    /// The same error with `prefix` before its message.
+    func prefixed(_ prefix: String) -> SyncError {
+        SyncError(code, prefix + message, requestID: requestID, cause: cause)
+    }
+}

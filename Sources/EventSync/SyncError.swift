@@ -1,0 +1,131 @@
+/// An error from sync: a code to match on, a message for people, and the cause.
+///
+/// Servers send errors as problem details (`application/problem+json`, RFC 9457); the
+/// ``HTTPTransport`` turns them back into `SyncError`s with the same ``code``.
+///
+/// ```swift
+/// do {
+///     try await synchronizer.sync()
+/// } catch let error as SyncError where error.code == .unauthorized {
+///     print("check the token:", error.message)
+/// }
+/// ```
+public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What kind of error this is, with the HTTP status it maps to. Extensible: match on the
+    /// static values.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A short stable name, such as `clock-skew`; the last part of the problem `type`.
+        public let name: String
+        /// The HTTP status of the problem response (`0` for errors that never cross the wire).
+        public let status: Int
+        /// A short human title for the problem response.
+        public let title: String
+
+        init(_ name: String, _ status: Int, _ title: String) {
+            self.name = name
+            self.status = status
+            self.title = title
+        }
+
+        /// The code's name.
+        public var description: String { name }
+
+        /// Two codes are the same when their names are.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.name == rhs.name }
+        /// Hashes the name.
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+        /// No `Authorization: Bearer` token, or one the server does not know (401).
+        public static let unauthorized = Code("unauthorized", 401, "Unauthorized")
+        /// The token does not grant the store (403).
+        public static let forbidden = Code("forbidden", 403, "Forbidden")
+        /// The store does not exist on the server (404).
+        public static let notFound = Code("store-not-found", 404, "Store not found")
+        /// The store name is not valid (400).
+        public static let invalidStoreName = Code("invalid-store-name", 400, "Invalid store name")
+        /// The request body is not valid JSON or not shaped as the protocol says (400).
+        public static let malformedBody = Code("malformed-body", 400, "Malformed body")
+        /// A query parameter is missing or invalid (400).
+        public static let invalidRequest = Code("invalid-request", 400, "Invalid request")
+        /// An event is invalid: bad names, fields or stamps (422).
+        public static let invalidEvent = Code("invalid-event", 422, "Invalid event")
+        /// An event is stamped further ahead of the receiver's clock than the skew bound (422).
+        public static let clockSkew = Code("clock-skew", 422, "Clock skew")
+        /// The request has more events or bytes than the server's limits (413).
+        public static let payloadTooLarge = Code("payload-too-large", 413, "Payload too large")
+        /// The server is shutting down or the store is closed (503).
+        public static let unavailable = Code("unavailable", 503, "Service unavailable")
+        /// The server failed (500).
+        public static let internalError = Code("internal-error", 500, "Internal server error")
+        /// The server could not be reached, or the connection failed.
+        public static let transport = Code("transport", 0, "Transport failure")
+        /// The server's answer breaks the protocol (bad checksum, events out of order…).
+        public static let protocolViolation = Code("protocol-violation", 0, "Protocol violation")
+        /// The local store refused an operation.
+        public static let local = Code("local-store", 0, "Local store error")
+
+        static let known: [Code] = [
+            .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
+            .clockSkew, .payloadTooLarge, .unavailable, .internalError, .transport, .protocolViolation, .local,
+        ]
+
+        /// The code with this name; an unknown name gives a new code with `status`.
+        public init(name: String, status: Int) {
+            if let match = Code.known.first(where: { $0.name == name }) {
+                self = match
+            } else {
+                self.init(name, status, name)
+            }
+        }
+
+        /// The problem `type` URI of the code: `urn:eventstore:sync:<name>`.
+        public var problemType: String { "urn:eventstore:sync:" + name }
+    }
+
+    /// What kind of error this is.
+    public let code: Code
+    /// What went wrong, for people (the problem's `detail`).
+    public let message: String
+    /// The server's request id, when the error came from a server.
+    public var requestID: String?
+    /// The underlying error, if any.
+    public let cause: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, requestID: String? = nil, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.requestID = requestID
+        self.cause = cause
+    }
+
+    /// Whether trying again later may succeed: transport failures, server failures, bad
+    /// answers and clock skew (clocks move on). Authorization and validation errors do not heal
+    /// by themselves.
+    public var isRetryable: Bool {
+        switch code {
+        case .transport, .unavailable, .internalError, .protocolViolation, .clockSkew, .local: true
+        default: code.status >= 500 || code.status == 408 || code.status == 429
+        }
+    }
+
+    /// `code: message`, the request id and the cause.
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let requestID { text += " [request \(requestID)]" }
+        if let cause { text += " (\(cause))" }
+        return text
+    }
+
+    /// Errors are equal when their codes and messages are.
+    public static func == (lhs: SyncError, rhs: SyncError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+}
+
+extension SyncError.Code {
+    /// Matches an error by code, so that `catch SyncError.Code.forbidden { … }` works.
+    public static func ~= (code: SyncError.Code, error: any Error) -> Bool {
+        (error as? SyncError)?.code == code
+    }
+}

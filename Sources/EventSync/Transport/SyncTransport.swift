@@ -1,0 +1,37 @@
+/// How a ``Synchronizer`` reaches a sync server: the three operations of protocol v1.
+///
+/// ``HTTPTransport`` speaks HTTP/JSON to a remote server; ``InProcessTransport`` calls a
+/// ``SyncService`` in the same process (tests, peer-to-peer). Both have the same semantics:
+/// errors are ``SyncError``s with the protocol's codes.
+///
+/// A custom transport (say, one that fails on purpose in tests) wraps another:
+///
+/// ```swift
+/// struct CountingTransport: SyncTransport {
+///     let base: any SyncTransport
+///     var remoteIdentifier: String { base.remoteIdentifier }
+///     func info(check: ContinuityCheck?) async throws -> RemoteInfo { try await base.info(check: check) }
+///     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+///         try await base.push(request, check: check)
+///     }
+///     func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+///         try await base.pull(after: after, limit: limit, check: check)
+///     }
+/// }
+/// ```
+public protocol SyncTransport: Sendable {
+    /// A stable identity of the remote store (such as its URL): the default name of the sync
+    /// cursor kept in the local store.
+    var remoteIdentifier: String { get }
+
+    /// The remote store's head, epoch, digest and limits.
+    ///
+    /// - Throws: ``SyncError``; ``SyncError/Code/notFound`` when the store does not exist yet.
+    func info(check: ContinuityCheck?) async throws -> RemoteInfo
+
+    /// Pushes a batch of events (atomic and idempotent on the server).
+    func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse
+
+    /// Pulls the page of the server log after `after`, at most `limit` events.
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage
+}

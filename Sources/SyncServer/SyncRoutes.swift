@@ -1,0 +1,130 @@
+import EventSync
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The HTTP routes of protocol v1; each one authorizes, then hands over to ``SyncService``.
+struct SyncRoutes: Sendable {
+    let service: SyncService
+    let tokens: TokenTable
+    let limits: SyncLimits
+
+    func router() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.get("healthz") { _, _ in
+            SyncRoutes.json(Array(#"{"status":"ok"}"#.utf8))
+        }
+        router.get("openapi.json") { _, context in
+            guard let document = OpenAPIDocument.bytes else {
+                return SyncRoutes.problem(
+                    SyncError(.internalError, "the OpenAPI document is not installed beside the executable"),
+                    requestID: context.requestID)
+            }
+            return SyncRoutes.json(document)
+        }
+        router.get("v1/stores/:store") { request, context in
+            await handle(request, context) { store, check in
+                SyncRoutes.json(try await service.infoJSON(store, check: check, logger: context.logger))
+            }
+        }
+        router.get("v1/stores/:store/events") { request, context in
+            await handle(request, context) { store, check in
+                let query = request.uri.queryParameters
+                var after: UInt64 = 0
+                if let text = query.get("after") {
+                    guard let value = UInt64(text) else {
+                        throw SyncError(.invalidRequest, "\"after\" must be a server seq (a non-negative integer)")
+                    }
+                    after = value
+                }
+                var limit: Int?
+                if let text = query.get("limit") {
+                    guard let value = Int(text), value >= 1 else {
+                        throw SyncError(.invalidRequest, "\"limit\" must be a positive integer")
+                    }
+                    limit = value
+                }
+                return SyncRoutes.json(
+                    try await service.pullJSON(store, after: after, limit: limit, check: check, logger: context.logger))
+            }
+        }
+        router.post("v1/stores/:store/events") { request, context in
+            await handle(request, context) { store, check in
+                let body = try await readBody(request)
+                return SyncRoutes.json(try await service.pushJSON(store, body: body, check: check, logger: context.logger))
+            }
+        }
+        return router
+    }
+
+    /// Authorizes the request for its store, reads the continuity check, runs `body`, and turns
+    /// every error into a problem response.
+    private func handle(
+        _ request: Request, _ context: SyncRequestContext,
+        _ body: (_ store: String, _ check: ContinuityCheck?) async throws -> Response
+    ) async -> Response {
+        do {
+            let store = try authorize(request, context)
+            let query = request.uri.queryParameters
+            let check = try SyncService.continuityCheck(
+                epoch: query.get("epoch"), mark: query.get("mark"), digest: query.get("digest"))
+            return try await body(store, check)
+        } catch {
+            let failure = SyncService.syncError(error)
+            context.logger.log(
+                level: failure.code.status >= 500 ? .error : .info, "request refused",
+                metadata: ["problem": "\(failure.code)", "detail": "\(failure.message)"])
+            return SyncRoutes.problem(failure, requestID: context.requestID)
+        }
+    }
+
+    /// 401 without a known token, 400 for an invalid store name, 403 when the token does not
+    /// grant the store.
+    private func authorize(_ request: Request, _ context: SyncRequestContext) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw SyncError(.unauthorized, "missing Authorization: Bearer token")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw SyncError(.unauthorized, "the Authorization header must be `Bearer TOKEN`")
+        }
+        let token = String(parts[1].filter { !$0.isWhitespace })
+        guard let grant = tokens.grant(for: token) else { throw SyncError(.unauthorized, "unknown token") }
+        let store = context.parameters.get("store") ?? ""
+        try StoreName.validate(store)
+        guard grant.allows(store) else {
+            throw SyncError(.forbidden, "the token does not grant store \(store.debugDescription)")
+        }
+        return store
+    }
+
+    /// Collects the body, refusing more than the limit (413) before reading it all.
+    private func readBody(_ request: Request) async throws -> [UInt8] {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxRequestBytes {
+            throw SyncError(.payloadTooLarge, "request body of \(length) bytes (limit \(limits.maxRequestBytes))")
+        }
+        do {
+            let buffer = try await request.body.collect(upTo: limits.maxRequestBytes)
+            return Array(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw SyncError(.payloadTooLarge, "request body larger than \(limits.maxRequestBytes) bytes")
+        }
+    }
+
+    static func json(_ bytes: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func problem(_ error: SyncError, requestID: String?) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"evstore\"" }
+        let status = error.code.status > 0 ? error.code.status : 500
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: error.problemJSON(requestID: requestID))))
+    }
+}

@@ -1,0 +1,181 @@
+public import EventStore
+public import EventSync
+import Hummingbird
+public import Logging
+import NIOCore
+public import ServiceLifecycle
+import Synchronization
+
+/// The sync server: protocol v1 over HTTP (Hummingbird 2), one ``EventStore/Store`` per store
+/// name under a data directory.
+///
+/// ```swift
+/// let tokens = try TokenTable(contentsOfFile: "/etc/evstore/tokens")
+/// let server = SyncServer(configuration: .init(dataDirectory: "/var/lib/evstore", port: 8080, tokens: tokens))
+/// try await server.runService()   // until SIGINT or SIGTERM, then a graceful shutdown
+/// ```
+///
+/// `SyncServer` is a ServiceLifecycle `Service`: put it in your own `ServiceGroup` to run it
+/// beside other services; a graceful shutdown stops accepting connections, lets the requests
+/// in flight finish, then closes the stores. With port `0` the system picks a free port:
+/// ``waitUntilRunning()`` returns it.
+///
+/// Every request is logged with a request id, also sent back in the `x-request-id` header and in
+/// problem responses.
+public final class SyncServer: Service, Sendable {
+    /// How the server runs.
+    public struct Configuration: Sendable {
+        /// The directory holding one store directory per store name (created when missing).
+        public var dataDirectory: String
+        /// The address to listen on.
+        public var host: String
+        /// The port to listen on (`0`: any free port).
+        public var port: Int
+        /// The bearer tokens and the stores they grant.
+        public var tokens: TokenTable
+        /// The limits on requests and pages.
+        public var limits = SyncLimits()
+        /// The configuration of the stores (durability, clock skew bound, search fields).
+        public var storeConfiguration = Store.Configuration()
+        /// Whether a push to a missing store creates it, when the token grants that store (by
+        /// name or with `*`). Otherwise the push gets 404.
+        public var createsStoresOnPush = true
+        /// The logger (requests, store creation, epoch changes, shutdown); by default the task's
+        /// current logger (`Logger.current`) when the configuration is made.
+        public var logger = Logger.current
+
+        /// Creates a configuration.
+        public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, tokens: TokenTable) {
+            self.dataDirectory = dataDirectory
+            self.host = host
+            self.port = port
+            self.tokens = tokens
+        }
+
+        /// Creates a configuration whose tokens come from a token file (see ``TokenTable``).
+        ///
+        /// - Throws: ``TokenTable/ParseError`` or the file system's error.
+        public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, tokensFile: String) throws {
+            self.init(dataDirectory: dataDirectory, host: host, port: port, tokens: try TokenTable(contentsOfFile: tokensFile))
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+
+    private struct Binding {
+        var port: Int?
+        var finished = false
+        var waiters: [CheckedContinuation<Int, any Error>] = []
+    }
+
+    private let binding = Mutex(Binding())
+
+    /// Creates a server; nothing happens until ``run()``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The configuration of the sync service behind the HTTP routes.
+    var serviceConfiguration: SyncService.Configuration {
+        var service = SyncService.Configuration(dataDirectory: configuration.dataDirectory)
+        service.limits = configuration.limits
+        service.storeConfiguration = configuration.storeConfiguration
+        service.createsStoresOnPush = configuration.createsStoresOnPush
+        service.logger = configuration.logger
+        return service
+    }
+
+    /// Runs the server until a graceful shutdown (from the enclosing `ServiceGroup`) or
+    /// cancellation, then closes the stores.
+    ///
+    /// - Throws: ``EventSync/SyncError`` when the data directory cannot be used; the network's
+    ///   error when the address cannot be bound.
+    public func run() async throws {
+        try await serve { app in try await app.run() }
+    }
+
+    /// Runs the server until SIGINT or SIGTERM, then shuts it down gracefully.
+    public func runService() async throws {
+        try await serve { app in try await app.runService() }
+    }
+
+    private func serve(
+        _ body: (Application<RouterResponder<SyncRequestContext>>) async throws -> Void
+    ) async throws {
+        let service: SyncService
+        do {
+            service = try SyncService(configuration: serviceConfiguration)
+        } catch {
+            finish(error)
+            throw error
+        }
+        defer { service.close() }
+        let logger = configuration.logger
+        let configuration = self.configuration
+        let router = SyncRoutes(service: service, tokens: configuration.tokens, limits: configuration.limits).router()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.notice(
+                    "sync server listening",
+                    metadata: [
+                        "host": "\(configuration.host)", "port": "\(port)", "data": "\(configuration.dataDirectory)",
+                        "tokens": "\(configuration.tokens.count)",
+                    ])
+                didBind(port: port)
+            },
+            logger: logger)
+        do {
+            try await body(app)
+        } catch {
+            finish(error)
+            throw error
+        }
+        logger.notice("sync server stopped")
+        finish(SyncError(.unavailable, "the server stopped"))
+    }
+
+    /// Waits until the server listens, and returns its port.
+    ///
+    /// - Throws: The error that stopped the server before it could listen.
+    public func waitUntilRunning() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let port = binding.withLock { binding -> Int?? in
+                if let port = binding.port { return .some(port) }
+                if binding.finished { return .some(nil) }
+                binding.waiters.append(continuation)
+                return nil
+            }
+            switch port {
+            case .some(.some(let port)): continuation.resume(returning: port)
+            case .some(.none): continuation.resume(throwing: SyncError(.unavailable, "the server is not running"))
+            case .none: break
+            }
+        }
+    }
+
+    /// The port the server listens on, once it does.
+    public var port: Int? { binding.withLock { $0.port } }
+
+    private func didBind(port: Int) {
+        let waiters = binding.withLock { binding in
+            binding.port = port
+            defer { binding.waiters.removeAll() }
+            return binding.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+
+    private func finish(_ error: any Error) {
+        let waiters = binding.withLock { binding in
+            binding.finished = true
+            binding.port = nil
+            defer { binding.waiters.removeAll() }
+            return binding.waiters
+        }
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+}

@@ -1,0 +1,257 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Testing
+
+struct SynchronizerTests {
+    // MARK: Basics
+
+    @Test func pushThenPull() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let a = try cluster.addReplica()
+        let b = try cluster.addReplica()
+        try await appendNotes(a, count: 30, prefix: "a")
+        try await appendNotes(b, count: 20, prefix: "b")
+        let first = try await cluster.synchronizer(0).sync()
+        #expect(first.pushed == 30 && first.pulled == 0)
+        let second = try await cluster.synchronizer(1).sync()
+        #expect(second.pushed == 20 && second.pulled == 30)
+        let third = try await cluster.synchronizer(0).sync()
+        #expect(third.pushed == 0 && third.pulled == 20)
+        #expect(try ReplicaSnapshot(a) == ReplicaSnapshot(b))
+        #expect(try ReplicaSnapshot(a) == ReplicaSnapshot(try await cluster.serverStore()))
+        #expect(try a.count(in: "notes") == 50)
+        // Pulled events are not pushed back.
+        #expect(try cluster.synchronizer(0).pendingCount() == 0)
+        #expect(try cluster.synchronizer(1).pendingCount() == 0)
+        #expect(try await cluster.serverStore().head() == 50)
+    }
+
+    @Test func aMissingRemoteStoreIsCreatedByTheFirstPush() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        _ = try cluster.addReplica()
+        let empty = try await cluster.synchronizer(0).sync()
+        #expect(empty.pushed == 0 && empty.pulled == 0)
+        #expect(try cluster.synchronizer(0).cursor().epoch == nil)
+        try await appendNotes(cluster.replicas[0], count: 3)
+        let report = try await cluster.synchronizer(0).sync()
+        #expect(report.pushed == 3)
+        #expect(try cluster.synchronizer(0).cursor().epoch == (try await cluster.service.info(store: cluster.storeName)).epoch)
+    }
+
+    // MARK: Interrupted syncs
+
+    @Test func aPushCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 1000)
+        var configuration = Synchronizer.Configuration()
+        configuration.pushPageSize = 100
+        let faulty = FaultyTransport(cluster.transport())
+        faulty.fail(call: 4, .after)  // info, then pushes 1-3 succeed; the 4th is appended but its answer is lost
+        let synchronizer = cluster.synchronizer(0, transport: faulty, configuration: configuration)
+        await expectSyncError(.transport) { try await synchronizer.sync() }
+        #expect(try synchronizer.cursor().pushed == 300)
+        #expect(try synchronizer.pendingCount() == 700)
+        #expect(try await cluster.serverStore().head() == 400)
+
+        let report = try await synchronizer.sync()
+        #expect(report.pushed == 600 && report.duplicates == 100)
+        #expect(report.pulled == 0 && report.pulledDuplicates == 1000)  // its own events, back from the server
+        let resumedPushes = faulty.calls.dropFirst(5).compactMap { call -> UInt64? in
+            if case .push(let first, _) = call { return first }
+            return nil
+        }
+        #expect(resumedPushes.first == 301)
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 1000)
+        let ids = try eventIDs(of: server)
+        #expect(Set(ids).count == 1000)
+        #expect(Set(ids) == Set(try eventIDs(of: client)))
+    }
+
+    @Test func aPullCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let source = try cluster.addReplica()
+        try await appendNotes(source, count: 1000)
+        try await cluster.synchronizer(0).sync()
+
+        let client = try cluster.addReplica()
+        var configuration = Synchronizer.Configuration()
+        configuration.pullPageSize = 100
+        let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
+        faulty.fail(call: 5, .after)  // info, pages 1-4 ingested; page 5 fetched but cut before ingest
+        let synchronizer = cluster.synchronizer(1, transport: faulty, configuration: configuration)
+        await expectSyncError(.transport) { try await synchronizer.sync() }
+        #expect(try synchronizer.cursor().pulled == 400)
+        #expect(try client.head() == 400)
+
+        let report = try await synchronizer.sync()
+        #expect(report.pulled == 600 && report.pulledDuplicates == 0)
+        let resumedPulls = faulty.calls.dropFirst(6).compactMap { call -> UInt64? in
+            if case .pull(let after) = call { return after }
+            return nil
+        }
+        #expect(resumedPulls.first == 400)
+        #expect(try client.head() == 1000)
+        #expect(try eventIDs(of: client) == (try eventIDs(of: try await cluster.serverStore())))
+        #expect(try ReplicaSnapshot(client) == ReplicaSnapshot(source))
+    }
+
+    @Test func aCorruptedPageIsRefused() async throws {
+        struct Corrupting: SyncTransport {
+            let base: any SyncTransport
+            var remoteIdentifier: String { base.remoteIdentifier }
+            func info(check: ContinuityCheck?) async throws -> RemoteInfo { try await base.info(check: check) }
+            func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+                try await base.push(request, check: check)
+            }
+            func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+                var page = try await base.pull(after: after, limit: limit, check: check)
+                if !page.events.isEmpty { page.events[0].fields["title"] = "tampered" }
+                return page
+            }
+        }
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        try await appendNotes(try cluster.addReplica(), count: 5)
+        try await cluster.synchronizer(0).sync()
+        let client = try cluster.addReplica()
+        let synchronizer = cluster.synchronizer(1, transport: Corrupting(base: cluster.transport()))
+        await expectSyncError(.protocolViolation) { try await synchronizer.sync() }
+        #expect(try client.head() == 0)
+        #expect(try synchronizer.cursor().pulled == 0)
+    }
+
+    // MARK: Conflicts
+
+    @Test func twoUsersEditingTheSameFieldOfflineSeeTheLaterStamp() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let alice = try cluster.addReplica()
+        let bob = try cluster.addReplica(skew: 2_000)
+        try await alice.put("notes", id: "shared", fields: ["title": "Draft", "content": "body"])
+        try await cluster.synchronizer(0).sync()
+        try await cluster.synchronizer(1).sync()
+        #expect(try bob.item("notes", "shared")?["title"] == "Draft")
+
+        // Both offline: Alice edits first, Bob later (by his clock).
+        cluster.advance(by: 10_000)
+        try await alice.patch("notes", id: "shared", fields: ["title": "Alice's title"])
+        cluster.advance(by: 1_000)
+        try await bob.patch("notes", id: "shared", fields: ["title": "Bob's title"])
+
+        try await cluster.synchronizer(0).sync()
+        let bobReport = try await cluster.synchronizer(1).sync()
+        let aliceReport = try await cluster.synchronizer(0).sync()
+
+        for store in [alice, bob] {
+            let item = try #require(try store.item("notes", "shared"))
+            #expect(item["title"] == "Bob's title")
+            #expect(item["content"] == "body")
+        }
+        #expect(aliceReport.conflicts == 1)
+        let record = try #require(aliceReport.conflictRecords.first)
+        #expect(record.field == "title")
+        #expect(record.winner.value == "Bob's title")
+        #expect(record.loser.value == "Alice's title")
+        let bobConflicts = try bob.read { try $0.conflicts(collection: "notes", item: "shared") }
+        #expect(bobConflicts.contains { $0.loser.value == "Alice's title" && $0.winner.value == "Bob's title" })
+        #expect(bobReport.conflicts == bobConflicts.count)
+        #expect(try ReplicaSnapshot(alice) == ReplicaSnapshot(bob))
+    }
+
+    // MARK: Status and retries
+
+    @Test func statusReportsPhasesAndPendingCount() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 1200)
+        var configuration = Synchronizer.Configuration()
+        configuration.pushPageSize = 500
+        let synchronizer = cluster.synchronizer(0, configuration: configuration)
+        #expect(synchronizer.currentStatus == SyncStatus(phase: .idle, pendingCount: 1200))
+        #expect(synchronizer.currentStatus.pendingDescription == "1200 items waiting to sync")
+        let stream = synchronizer.status
+        try await synchronizer.sync()
+        var seen: [SyncStatus] = []
+        for await status in stream {
+            seen.append(status)
+            if status.isUpToDate { break }
+        }
+        let pushes = seen.compactMap { status -> SyncProgress? in
+            if case .pushing(let progress) = status.phase { return progress }
+            return nil
+        }
+        #expect(pushes.map(\.completed) == [0, 500, 1000])
+        #expect(pushes.allSatisfy { $0.total == 1200 })
+        #expect(seen.last?.pendingCount == 0)
+        #expect(seen.last?.pendingDescription == "everything synced")
+    }
+
+    @Test func failuresAreReportedAndRetriedWithBackoff() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 10)
+        let faulty = FaultyTransport(cluster.transport())
+        faulty.fail(call: 0, .before)
+        faulty.fail(call: 1, .before)
+        var configuration = Synchronizer.Configuration()
+        configuration.retry.initialDelay = .milliseconds(20)
+        configuration.retry.maxDelay = .milliseconds(50)
+        configuration.pollInterval = nil
+        let synchronizer = cluster.synchronizer(0, transport: faulty, configuration: configuration)
+        let stream = synchronizer.status
+        synchronizer.start()
+        var failures: [Date?] = []
+        for await status in stream {
+            if case .failed(let error, let retryAt) = status.phase {
+                #expect(error.code == .transport)
+                failures.append(retryAt)
+            }
+            if status.isUpToDate { break }
+        }
+        await synchronizer.stop()
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0 != nil })
+        #expect(try await cluster.serverStore().head() == 10)
+    }
+
+    @Test func automaticSyncFollowsLocalChanges() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        var configuration = Synchronizer.Configuration()
+        configuration.pollInterval = nil
+        let synchronizer = cluster.synchronizer(0, configuration: configuration)
+        synchronizer.start()
+        try await client.put("notes", id: "live", fields: ["title": "typed just now"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        var head: UInt64 = 0
+        while ContinuousClock.now < deadline {
+            head = (try? await cluster.serverStore().head()) ?? 0
+            if head == 1 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await synchronizer.stop()
+        #expect(head == 1)
+    }
+
+    @Test func retryDelaysGrowAndStayBounded() {
+        var policy = RetryPolicy()
+        policy.jitter = 0
+        #expect(policy.delay(afterFailures: 1, random: 0.5) == .seconds(1))
+        #expect(policy.delay(afterFailures: 3, random: 0.5) == .seconds(4))
+        #expect(policy.delay(afterFailures: 30, random: 0.5) == .seconds(60))
+        policy.jitter = 0.25
+        #expect(policy.delay(afterFailures: 1, random: 0) == .milliseconds(750))
+        #expect(policy.delay(afterFailures: 1, random: 0.999_999) <= .milliseconds(1250))
+    }
+}

@@ -1,0 +1,133 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Testing
+
+struct EventJSONTests {
+    static let origin = ReplicaID(hex: "0123456789abcdef0123456789abcdef")!
+
+    static func sample(fields: [String: Value] = ["title": "Groceries", "rank": 3, "weight": 2.0]) -> Event {
+        Event(
+            seq: 42, id: EventID(origin: origin, sequence: 7), hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 3),
+            base: HLCTimestamp(physical: 1_700_000_000_000, logical: 0), collection: "notes", item: "n1",
+            operation: .put, fields: fields, schema: 2)
+    }
+
+    // MARK: Canonical form
+
+    @Test func canonicalBytes() throws {
+        let event = Self.sample(fields: ["b": 1, "a": 1.0])
+        let text = String(decoding: event.jsonBytes(), as: UTF8.self)
+        let expected =
+            #"{"base":"111411200000000000","collection":"notes","fields":{"a":1.0,"b":1},"hlc":"117964800000000003","#
+            + #""id":{"origin":"0123456789abcdef0123456789abcdef","seq":7},"item":"n1","op":"put","schema":2,"seq":42}"#
+        #expect(text == expected)
+        #expect(event.base.rawValue == 111_411_200_000_000_000)
+        #expect(event.hlc.rawValue == 117_964_800_000_000_003)
+    }
+
+    @Test func roundTripKeepsIntAndDouble() throws {
+        let fields: [String: Value] = [
+            "int": 3, "double": 3.0, "negativeZero": .double(-0.0), "big": .int(.max), "small": .int(.min),
+            "exp": 1e300, "tiny": .double(.leastNonzeroMagnitude), "text": "line\nbreak \"quoted\" \\ tab\t \u{1} 동기화 🎉", "null": .null,
+            "flag": true, "list": [1, 2.5, "x", [true]], "object": ["inner": ["deep": 1]],
+        ]
+        let event = Self.sample(fields: fields)
+        let decoded = try Event(json: event.jsonBytes())
+        #expect(decoded == event)
+        #expect(decoded.fields["int"] == .int(3))
+        #expect(decoded.fields["double"] == .double(3.0))
+        #expect(decoded.fields["negativeZero"]?.doubleValue?.sign == .minus)
+        #expect(decoded.jsonBytes() == event.jsonBytes())
+    }
+
+    @Test func hlcIsADecimalString() throws {
+        let event = Self.sample()
+        guard case .object(let object) = try Value(json: event.jsonBytes()) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object["hlc"] == .string(String(event.hlc.rawValue)))
+        #expect(object["base"] == .string(String(event.base.rawValue)))
+    }
+
+    @Test func codableFormMatches() throws {
+        let event = Self.sample(fields: ["title": "x", "rank": 3])
+        let encoded = try JSONEncoder().encode(event)
+        let decoded = try JSONDecoder().decode(Event.self, from: encoded)
+        #expect(decoded == event)
+        let fast = try Event(json: Array(encoded))
+        #expect(fast == event)
+    }
+
+    @Test func valueParsing() throws {
+        #expect(try Value(json: Array("12".utf8)) == .int(12))
+        #expect(try Value(json: Array("-12.5e1".utf8)) == .double(-125))
+        #expect(try Value(json: Array("1E2".utf8)) == .double(100))
+        #expect(try Value(json: Array("99999999999999999999".utf8)) == .double(1e20))
+        #expect(try Value(json: Array(#""\u00e9\ud83c\udf89""#.utf8)) == .string("é🎉"))
+        #expect(try Value(json: Array(" [ ] ".utf8)) == .array([]))
+    }
+
+    // MARK: Malformed input
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "tru", "\"abc", "{\"a\" 1}", "[1 2]", "{\"a\":1}x",
+        "\"\\x\"", "\"\\ud800\"", "\"\u{1}\"", "{\"a\":1,\"a\":2}", "1e999", "NaN", "[1]]",
+    ])
+    func malformedJSONIsRefused(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try Value(json: Array(text.utf8)) }
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        #expect(throws: JSONSyntaxError.self) { try Value(json: [0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test func depthIsLimited() throws {
+        func nested(_ depth: Int) -> [UInt8] { Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8) }
+        _ = try Value(json: nested(32))
+        #expect(throws: JSONSyntaxError.self) { try Value(json: nested(33)) }
+        // Hostile depth does not exhaust the stack.
+        #expect(throws: JSONSyntaxError.self) { try Value(json: nested(200_000)) }
+
+        // An event's field value may nest 32 levels, not 33.
+        func event(depth: Int) -> [UInt8] {
+            var value: Value = 1
+            for _ in 0..<depth { value = .array([value]) }
+            return Self.sample(fields: ["deep": value]).jsonBytes()
+        }
+        _ = try Event(json: event(depth: 32))
+        #expect(throws: JSONSyntaxError.self) { try Event(json: event(depth: 33)) }
+    }
+
+    @Test(arguments: [
+        #"[]"#,
+        #"{"hlc":"1","collection":"c","item":"i","op":"put"}"#,
+        #"{"id":{"origin":"zz","seq":1},"hlc":"1","collection":"c","item":"i","op":"put"}"#,
+        #"{"id":{"origin":"0123456789abcdef0123456789abcdef","seq":1},"hlc":"x","collection":"c","item":"i","op":"put"}"#,
+        #"{"id":{"origin":"0123456789abcdef0123456789abcdef","seq":1},"hlc":"1","collection":"c","item":"i","op":"upsert"}"#,
+        #"{"id":{"origin":"0123456789abcdef0123456789abcdef","seq":-1},"hlc":"1","collection":"c","item":"i","op":"put"}"#,
+        #"{"id":{"origin":"0123456789abcdef0123456789abcdef","seq":1},"hlc":"1","collection":"c","item":"i","op":"put","fields":[]}"#,
+        #"{"id":{"origin":"0123456789abcdef0123456789abcdef","seq":1},"hlc":"1","collection":3,"item":"i","op":"put"}"#,
+    ])
+    func notAnEventIsRefused(text: String) {
+        #expect(throws: EventStoreError.self) { try Event(json: Array(text.utf8)) }
+    }
+
+    @Test func eventsFromAStoreRoundTrip() async throws {
+        try await withTemporaryStore { store in
+            try await store.append([
+                .put("notes", id: "a", fields: ["title": "Hello", "tags": ["x", "y"], "score": 1.5]),
+                .patch("notes", id: "a", fields: ["title": "Hi"]), .delete("notes", id: "a"),
+            ])
+            try store.read { reader in
+                try reader.forEachEvent { event in
+                    let decoded = try Event(json: event.jsonBytes())
+                    #expect(decoded == event)
+                    return true
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Testing
+
+struct SyncServiceTests {
+    // MARK: Idempotency
+
+    @Test func theSameBatchPushedTwiceAppendsOnce() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 50)
+        let events = try client.read { reader in
+            var events: [Event] = []
+            try reader.forEachEvent { events.append($0); return true }
+            return events
+        }
+        let request = PushRequest(replica: client.replicaID, events: events)
+        for encodesJSON in [false, true] {
+            let transport = cluster.transport(encodesJSON: encodesJSON)
+            let first = try await transport.push(request, check: nil)
+            let second = try await transport.push(request, check: nil)
+            if !encodesJSON {
+                #expect(first.accepted == 50 && first.duplicates == 0)
+            } else {
+                #expect(first.accepted == 0 && first.duplicates == 50)
+            }
+            #expect(second.accepted == 0 && second.duplicates == 50)
+            #expect(second.head == 50)
+            #expect(second.highWater == 50)
+            #expect(first.digest == second.digest)
+        }
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 50)
+        #expect(try eventIDs(of: server) == events.map(\.id))
+    }
+
+    @Test func anInvalidEventRejectsTheWholeBatch() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 5)
+        var events = try client.read { reader in
+            var events: [Event] = []
+            try reader.forEachEvent { events.append($0); return true }
+            return events
+        }
+        _ = try await cluster.transport().push(PushRequest(replica: client.replicaID, events: [events[0]]), check: nil)
+        events[3].collection = "bad/name"
+        await expectSyncError(.invalidEvent) {
+            try await cluster.transport().push(PushRequest(replica: client.replicaID, events: events), check: nil)
+        }
+        events[3].collection = "notes"
+        events[4].hlc = HLCTimestamp(physical: cluster.serverClock.now + 61_000, logical: 0)
+        do {
+            _ = try await cluster.transport().push(PushRequest(replica: client.replicaID, events: events), check: nil)
+            Issue.record("a far-future stamp was accepted")
+        } catch let error as SyncError {
+            #expect(error.code == .clockSkew)
+            #expect(error.message.contains("events[4]"))
+        }
+        #expect(try await cluster.serverStore().head() == 1)
+    }
+
+    @Test func limitsAreEnforced() async throws {
+        var limits = SyncLimits()
+        limits.maxPushEvents = 10
+        limits.maxPageEvents = 7
+        let cluster = try SyncCluster(limits: limits)
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 11)
+        let events = try client.read { reader in
+            var events: [Event] = []
+            try reader.forEachEvent { events.append($0); return true }
+            return events
+        }
+        await expectSyncError(.payloadTooLarge) {
+            try await cluster.transport().push(PushRequest(replica: client.replicaID, events: events), check: nil)
+        }
+        _ = try await cluster.transport().push(PushRequest(replica: client.replicaID, events: Array(events.prefix(10))), check: nil)
+        let page = try await cluster.transport().pull(after: 0, limit: 100, check: nil)
+        #expect(page.events.count == 7)
+        #expect(page.next == 7 && page.head == 10)
+        #expect(page.checksum == PageChecksum(events: page.events))
+        let json = try await cluster.transport(encodesJSON: true).pull(after: 0, limit: 100, check: nil)
+        #expect(json == page)
+    }
+
+    @Test func storesAreNamedSafelyAndFoundOrCreated() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        for name in ["..", "../x", "a/b", "", ".hidden", String(repeating: "a", count: 65), "a b"] {
+            #expect(!StoreName.isValid(name))
+            await expectSyncError(.invalidStoreName) { try await cluster.service.info(store: name) }
+        }
+        await expectSyncError(.notFound) { try await cluster.service.info(store: "missing") }
+        await expectSyncError(.notFound) { try await cluster.service.pull(store: "missing", after: 0) }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 1)
+        let event = try #require(try client.read { try $0.event(at: 1) })
+        _ = try await cluster.service.push(store: "created", PushRequest(replica: client.replicaID, events: [event]))
+        #expect(try await cluster.service.info(store: "created").head == 1)
+        #expect(cluster.service.storeNames().contains("created"))
+    }
+
+    // MARK: Peer to peer
+
+    @Test func aStoreSyncsDirectlyWithAnotherStore() async throws {
+        let directory = TemporaryDirectory(prefix: "eventsync-peer")
+        defer { directory.remove() }
+        let laptop = try Store.open(at: directory.appending("laptop"))
+        defer { laptop.close() }
+        var phoneConfiguration = Store.Configuration()
+        phoneConfiguration.projections = SyncService.requiredProjections
+        let phone = try Store.open(at: directory.appending("phone"), configuration: phoneConfiguration)
+        defer { phone.close() }
+        let plain = try Store.open(at: directory.appending("plain"))
+        defer { plain.close() }
+
+        let service = try SyncService(configuration: .init(dataDirectory: directory.appending("unused")))
+        defer { service.close() }
+        try await service.serve(phone, as: "phone")
+        try await service.serve(plain, as: "plain")
+        try await phone.put("notes", id: "p", fields: ["title": "from the phone"])
+        try await laptop.put("notes", id: "l", fields: ["title": "from the laptop"])
+        try await plain.put("notes", id: "x", fields: ["title": "plain"])
+
+        let report = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "phone")).sync()
+        #expect(report.pushed == 1 && report.pulled == 1)
+        #expect(try phone.item("notes", "l")?["title"] == "from the laptop")
+        #expect(try laptop.item("notes", "p")?["title"] == "from the phone")
+        // A store served without the digest projection syncs too (continuity checks use the event ids).
+        let second = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "plain")).sync()
+        #expect(second.pulled == 1 && second.pushed == 2)
+        let again = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "plain")).sync()
+        #expect(!again.epochChanged && again.pulled == 0)
+        #expect(try ReplicaSnapshot(plain) == ReplicaSnapshot(laptop))
+        // Closing the service leaves stores it did not open alone.
+        service.close()
+        #expect(!phone.isClosed)
+    }
+}

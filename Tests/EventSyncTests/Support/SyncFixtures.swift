@@ -1,0 +1,217 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Synchronization
+import Testing
+
+/// A sync server (in process) and a set of replicas, each store in its own temporary directory,
+/// with manual clocks.
+final class SyncCluster: @unchecked Sendable {
+    let directory = TemporaryDirectory(prefix: "eventsync-test")
+    let serverClock: ManualClock
+    private(set) var service: SyncService
+    let storeName = "shared"
+    private(set) var replicas: [Store] = []
+    private(set) var clocks: [ManualClock] = []
+    let limits: SyncLimits
+
+    var serverPath: String { directory.appending("server") }
+
+    init(start: UInt64 = 1_800_000_000_000, serverSkew: Int64 = 0, limits: SyncLimits = SyncLimits()) throws {
+        serverClock = ManualClock(start: UInt64(Int64(start) + serverSkew))
+        self.limits = limits
+        service = try SyncCluster.makeService(path: directory.appending("server"), clock: serverClock, limits: limits)
+    }
+
+    static func makeService(path: String, clock: ManualClock, limits: SyncLimits) throws -> SyncService {
+        var configuration = SyncService.Configuration(dataDirectory: path)
+        configuration.storeConfiguration.durability = .bulk
+        configuration.storeConfiguration.physicalClock = clock.function
+        configuration.limits = limits
+        return try SyncService(configuration: configuration)
+    }
+
+    /// Adds a replica whose clock runs `skew` ms from `start`.
+    @discardableResult
+    func addReplica(start: UInt64 = 1_800_000_000_000, skew: Int64 = 0) throws -> Store {
+        let clock = ManualClock(start: UInt64(Int64(start) + skew))
+        var configuration = Store.Configuration()
+        configuration.durability = .bulk
+        configuration.physicalClock = clock.function
+        let store = try Store.open(at: directory.appending("replica-\(replicas.count)"), configuration: configuration)
+        replicas.append(store)
+        clocks.append(clock)
+        return store
+    }
+
+    func transport(encodesJSON: Bool = false) -> InProcessTransport {
+        InProcessTransport(service: service, storeName: storeName, encodesJSON: encodesJSON)
+    }
+
+    func synchronizer(_ index: Int, transport: (any SyncTransport)? = nil, configuration: Synchronizer.Configuration = .init())
+        -> Synchronizer
+    {
+        Synchronizer(store: replicas[index], transport: transport ?? self.transport(), remoteName: "server", configuration: configuration)
+    }
+
+    /// Advances every clock (server's too) by `milliseconds`.
+    func advance(by milliseconds: Int64) {
+        serverClock.advance(by: milliseconds)
+        for clock in clocks { clock.advance(by: milliseconds) }
+    }
+
+    /// Closes the service (its stores close); `restart()` opens a new one on the same directory.
+    func stopServer() {
+        service.close()
+    }
+
+    func restartServer() throws {
+        service = try SyncCluster.makeService(path: serverPath, clock: serverClock, limits: limits)
+    }
+
+    func serverStore() async throws -> Store {
+        try await service.store(named: storeName)
+    }
+
+    func close() {
+        service.close()
+        for store in replicas { store.close() }
+        directory.remove()
+    }
+}
+
+/// A transport that fails on purpose: before a chosen call, or after it (the server did the work
+/// but the answer is lost), and records every call.
+final class FaultyTransport: SyncTransport, @unchecked Sendable {
+    enum Call: Equatable, Sendable {
+        case info
+        case push(firstSeq: UInt64, count: Int)
+        case pull(after: UInt64)
+    }
+
+    enum Fault: Sendable {
+        /// The call fails before reaching the server.
+        case before
+        /// The server handles the call; the answer is lost.
+        case after
+    }
+
+    let base: any SyncTransport
+    private let state = Mutex<(calls: [Call], faults: [Int: Fault])>(([], [:]))
+
+    init(_ base: any SyncTransport) { self.base = base }
+
+    var remoteIdentifier: String { base.remoteIdentifier }
+
+    /// Makes call number `index` (0-based, counting every call) fail.
+    func fail(call index: Int, _ fault: Fault) {
+        state.withLock { $0.faults[index] = fault }
+    }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+
+    struct InjectedFailure: Error {}
+
+    private func perform<T>(_ call: Call, _ body: () async throws -> T) async throws -> T {
+        let fault = state.withLock { state -> Fault? in
+            let index = state.calls.count
+            state.calls.append(call)
+            return state.faults.removeValue(forKey: index)
+        }
+        if fault == .before { throw SyncError(.transport, "injected failure before \(call)", cause: InjectedFailure()) }
+        let result = try await body()
+        if fault == .after { throw SyncError(.transport, "injected failure after \(call)", cause: InjectedFailure()) }
+        return result
+    }
+
+    func info(check: ContinuityCheck?) async throws -> RemoteInfo {
+        try await perform(.info) { try await base.info(check: check) }
+    }
+
+    func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+        try await perform(.push(firstSeq: request.events.first?.seq ?? 0, count: request.events.count)) {
+            try await base.push(request, check: check)
+        }
+    }
+
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        try await perform(.pull(after: after)) { try await base.pull(after: after, limit: limit, check: check) }
+    }
+}
+
+/// What replicas must agree on: every item (fields, version) as canonical bytes, and search results.
+struct ReplicaSnapshot: Equatable, CustomStringConvertible {
+    var items: [String]
+    var search: [String]
+
+    static let queries: [SearchQuery] = [
+        SearchQuery("alpha"), SearchQuery("be"), SearchQuery("gamma delta"), SearchQuery("동기화"),
+        SearchQuery("", tags: ["work"]), SearchQuery("al", collection: "notes", limit: 5),
+    ]
+
+    init(_ store: Store, collections: [String] = ["notes", "tasks"]) throws {
+        items = []
+        search = []
+        try store.read { reader in
+            for collection in collections {
+                var page = try reader.items(in: collection, limit: 1000)
+                while true {
+                    for item in page.items {
+                        let fields = String(decoding: Value.object(item.fields).jsonBytes(), as: UTF8.self)
+                        items.append("\(collection)/\(item.id)@\(item.version.rawValue) \(fields)")
+                    }
+                    guard let next = page.next else { break }
+                    page = try reader.items(in: collection, after: next, limit: 1000)
+                }
+            }
+            for query in ReplicaSnapshot.queries {
+                let results = try reader.search(query)
+                search.append(
+                    "\(query.text)|\(query.tags): "
+                        + results.map { "\($0.item.collection)/\($0.item.id)=\($0.score)" }.joined(separator: ","))
+            }
+        }
+    }
+
+    var description: String { (items + search).joined(separator: "\n") }
+}
+
+/// The event ids of a store's log, in log order.
+func eventIDs(of store: Store) throws -> [EventID] {
+    var ids: [EventID] = []
+    try store.read { reader in
+        try reader.forEachEvent { event in
+            ids.append(event.id)
+            return true
+        }
+    }
+    return ids
+}
+
+/// Appends `count` simple notes.
+func appendNotes(_ store: Store, count: Int, prefix: String = "n") async throws {
+    var changes: [Change] = []
+    for index in 0..<count {
+        changes.append(.put("notes", id: "\(prefix)\(index)", fields: ["title": .string("note \(index) alpha"), "rank": .int(Int64(index))]))
+        if changes.count == 500 {
+            try await store.append(changes)
+            changes.removeAll()
+        }
+    }
+    if !changes.isEmpty { try await store.append(changes) }
+}
+
+/// Expects `body` to throw a ``SyncError`` with `code`.
+func expectSyncError<R>(
+    _ code: SyncError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R
+) async {
+    do {
+        _ = try await body()
+        Issue.record("expected a \(code) error, got success", sourceLocation: sourceLocation)
+    } catch let error as SyncError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected a \(code) error, got \(error)", sourceLocation: sourceLocation)
+    }
+}

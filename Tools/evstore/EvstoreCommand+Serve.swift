@@ -1,0 +1,40 @@
+import ArgumentParser
+import EventStore
+import EventSync
+import EvstoreKit
+import Foundation
+import Logging
+import SyncServer
+
+extension EvstoreCommand {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the sync server.",
+            discussion: """
+                The tokens file has one token a line: TOKEN STORE [STORE…], with * for every store
+                and # for comments. Stops gracefully on SIGINT or SIGTERM.
+
+                Example:
+                  evstore serve --data ./server-data --port 8080 --tokens tokens.txt
+                """)
+
+        @Option(help: "The data directory (one store per subdirectory).") var data: String
+        @Option(help: "The address to listen on.") var host = "127.0.0.1"
+        @Option(help: "The port (0: any free port).") var port = 8080
+        @Option(help: "The tokens file.") var tokens: String
+
+        func run() async throws {
+            try await runTool {
+                var configuration: SyncServer.Configuration
+                do {
+                    configuration = try SyncServer.Configuration(dataDirectory: data, host: host, port: port, tokensFile: tokens)
+                } catch {
+                    throw ToolError("cannot read the tokens file \(tokens): \(error)")
+                }
+                LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+                configuration.logger = Logger(label: "evstore.server")
+                try await SyncServer(configuration: configuration).runService()
+            }
+        }
+    }
+}

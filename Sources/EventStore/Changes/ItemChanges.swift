@@ -7,7 +7,7 @@ public struct ItemChange: Sendable, Hashable {
     /// The item's id.
     public var id: String
     /// What the event did.
-    public var operation: Operation
+    public var operation: EventOperation
     /// The item's state when the change was delivered (`nil` when it does not exist). During
     /// catch-up this may already include later changes to the same item.
     public var item: Item?

@@ -51,7 +51,7 @@ extension Event {
             }
             throw ByteReader.corrupt("event format byte")
         }
-        guard let operation = Operation(rawValue: try reader.readByte()) else {
+        guard let operation = EventOperation(rawValue: try reader.readByte()) else {
             throw ByteReader.corrupt("event operation")
         }
         let schema = try reader.readVarint()

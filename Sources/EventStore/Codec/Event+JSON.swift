@@ -115,7 +115,7 @@ extension Event {
         else { throw Event.shapeError("\"id.origin\" must be 32 hex digits") }
         let sequence = try unsigned(idObject["seq"], "id.seq")
         let opName = try string("op")
-        guard let operation = Operation(name: opName) else {
+        guard let operation = EventOperation(name: opName) else {
             throw Event.shapeError("\"op\" must be \"put\", \"patch\" or \"delete\", not \(opName.debugDescription)")
         }
         let fields: [String: Value]
@@ -168,7 +168,7 @@ extension Event: Codable {
             return HLCTimestamp(rawValue: raw)
         }
         let opName = try container.decode(String.self, forKey: .op)
-        guard let operation = Operation(name: opName) else {
+        guard let operation = EventOperation(name: opName) else {
             throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "expected put, patch or delete")
         }
         self.init(

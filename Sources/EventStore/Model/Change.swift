@@ -13,7 +13,7 @@ public struct Change: Sendable, Hashable {
     /// The item's id.
     public var item: String
     /// What the change does.
-    public var operation: Operation
+    public var operation: EventOperation
     /// The fields set; must be empty for deletes and non-empty for patches.
     public var fields: [String: Value]
     /// The application's schema version for the fields.
@@ -21,7 +21,7 @@ public struct Change: Sendable, Hashable {
 
     /// Creates a change.
     public init(
-        collection: String, item: String, operation: Operation, fields: [String: Value] = [:], schema: UInt16 = 0
+        collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0
     ) {
         self.collection = collection
         self.item = item

@@ -22,7 +22,7 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 /// What an event does to its item.
-public enum Operation: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum EventOperation: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Replace the item: set the named fields, clear every other field.
     case put = 1
     /// Set the named fields, keep the others.
@@ -41,7 +41,7 @@ public enum Operation: UInt8, Sendable, Hashable, CaseIterable, CustomStringConv
 
     /// Parses `put`, `patch` or `delete`.
     public init?(name: String) {
-        guard let match = Operation.allCases.first(where: { $0.description == name }) else { return nil }
+        guard let match = EventOperation.allCases.first(where: { $0.description == name }) else { return nil }
         self = match
     }
 }
@@ -66,8 +66,8 @@ public struct Event: Sendable, Hashable {
     /// The item's id within the collection.
     public var item: String
     /// What the event does.
-    public var operation: Operation
-    /// The fields set (for ``Operation/put`` and ``Operation/patch``); empty for deletes.
+    public var operation: EventOperation
+    /// The fields set (for ``EventOperation/put`` and ``EventOperation/patch``); empty for deletes.
     public var fields: [String: Value]
     /// The application's schema version for the fields.
     public var schema: UInt16
@@ -75,7 +75,7 @@ public struct Event: Sendable, Hashable {
     /// Creates an event.
     public init(
         seq: UInt64 = 0, id: EventID, hlc: HLCTimestamp, base: HLCTimestamp = .zero, collection: String,
-        item: String, operation: Operation, fields: [String: Value] = [:], schema: UInt16 = 0
+        item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0
     ) {
         self.seq = seq
         self.id = id

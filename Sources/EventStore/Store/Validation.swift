@@ -32,7 +32,7 @@ enum Validation {
         guard !utf8.contains(0) else { throw EventStoreError(.invalidName, "item id holds a NUL character") }
     }
 
-    static func fields(_ fields: [String: Value], operation: Operation) throws {
+    static func fields(_ fields: [String: Value], operation: EventOperation) throws {
         switch operation {
         case .delete:
             guard fields.isEmpty else { throw EventStoreError(.invalidEvent, "a delete carries no fields") }

@@ -106,7 +106,7 @@ public enum Transfer {
         }
         guard let collection = object["collection"]?.stringValue else { throw ToolError("\"collection\" is missing") }
         guard let id = object["id"]?.stringValue else { throw ToolError("\"id\" is missing") }
-        guard let opName = object["op"]?.stringValue, let operation = Operation(name: opName) else {
+        guard let opName = object["op"]?.stringValue, let operation = EventOperation(name: opName) else {
             throw ToolError("\"op\" must be put, patch or delete")
         }
         var fields: [String: Value] = [:]

@@ -1,0 +1,158 @@
+import EventStore
+import Foundation
+
+/// EventStore through its public API: `Store.append`, `search`, `item`, `forEachEvent`,
+/// `rebuildProjections`. Items hold `title`, `content` (strings) and `tags` (array of strings),
+/// all searchable with the default weights (title 3, tags 2, content 1).
+struct EventStoreEngine: BenchEngine {
+    let context: BenchContext
+
+    init(context: BenchContext) { self.context = context }
+
+    private func open(_ path: String, mode: Mode) throws -> Store {
+        var configuration = Store.Configuration()
+        configuration.durability = mode.isDurable ? .durable : .relaxed
+        if mode == .nosearch { configuration.search.defaultFields = [] }
+        return try Store.open(at: path, configuration: configuration)
+    }
+
+    static func change(_ event: WorkEvent) -> Change {
+        var fields: [String: Value] = [:]
+        if let title = event.title { fields["title"] = .string(title) }
+        if let content = event.content { fields["content"] = .string(content) }
+        if let tags = event.tags { fields["tags"] = .array(tags.map { .string($0) }) }
+        switch event.operation {
+        case .put: return .put(Workload.collection, id: event.itemID, fields: fields)
+        case .patch: return .patch(Workload.collection, id: event.itemID, fields: fields)
+        case .delete: return .delete(Workload.collection, id: event.itemID)
+        }
+    }
+
+    func append(mode: Mode) throws -> ChildResult {
+        let path = context.store(.eventstore, mode)
+        context.removeStore(path)
+        let store = try open(path, mode: mode)
+        var generator = context.workload.makeGenerator()
+        var watch = Stopwatch()
+        while true {
+            let batch = generator.next(1_000)
+            if batch.isEmpty { break }
+            let changes = batch.map(EventStoreEngine.change)
+            try watch.measure { _ = try store.append(changes) }
+        }
+        store.close()
+        var result = ChildResult()
+        result.figures["append.\(mode.rawValue)"] = watch.rate(generator.produced)
+        result.notes["checksum"] = generator.checksum.hex
+        result.notes["mix"] = "\(generator.puts) puts, \(generator.patches) patches, \(generator.deletes) deletes"
+        return result
+    }
+
+    func single(mode: Mode, count: Int) throws -> ChildResult {
+        let path = context.store(.eventstore, mode, scenario: "single")
+        context.removeStore(path)
+        let store = try open(path, mode: mode)
+        var generator = context.workload.makeGenerator()
+        let changes = generator.next(count).map(EventStoreEngine.change)
+        var watch = Stopwatch()
+        try watch.measure {
+            for change in changes { _ = try store.append([change]) }
+        }
+        store.close()
+        return ChildResult(figures: ["single.\(mode.rawValue)": watch.rate(changes.count)])
+    }
+
+    func concurrent(writers: Int, perWriter: Int) throws -> ChildResult {
+        let path = context.store(.eventstore, .durable, scenario: "concurrent")
+        context.removeStore(path)
+        let store = try open(path, mode: .durable)
+        let shares = context.writerShares(writers: writers, perWriter: perWriter).map { $0.map { EventStoreEngine.change($0.event) } }
+        let elapsed = try runConcurrently(writers: writers) { writer in
+            for change in shares[writer] { _ = try store.append([change]) }
+        }
+        let head = try store.head()
+        store.close()
+        let total = shares.reduce(0) { $0 + $1.count }
+        guard head == UInt64(total) else { throw BenchError("EventStore holds \(head) events, expected \(total)") }
+        return ChildResult(figures: ["concurrent": Double(total) / (Double(elapsed) / 1e9)])
+    }
+
+    static func text(_ query: SearchCase) -> String {
+        // A trailing space makes the last word exact; without it the last word is a prefix.
+        if let prefix = query.prefix { return (query.words + [prefix]).joined(separator: " ") }
+        return query.words.joined(separator: " ") + " "
+    }
+
+    func search(exact: [SearchCase], prefix: [SearchCase]) throws -> ChildResult {
+        let path = context.store(.eventstore)
+        try context.requireStore(path)
+        let store = try open(path, mode: .durable)
+        defer { store.close() }
+        var result = ChildResult()
+        for (name, cases) in [("exact", exact), ("prefix", prefix)] {
+            let figures = try measureSearches(cases) { query in
+                try store.search(SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20)).count
+            }
+            figures.write(name, into: &result)
+        }
+        return result
+    }
+
+    func reads(ids: [String]) throws -> ChildResult {
+        let path = context.store(.eventstore)
+        try context.requireStore(path)
+        let store = try open(path, mode: .durable)
+        defer { store.close() }
+        var found = 0
+        var watch = Stopwatch()
+        try watch.measure {
+            for id in ids where try store.item(Workload.collection, id) != nil { found += 1 }
+        }
+        var batchWatch = Stopwatch()
+        try batchWatch.measure {
+            try store.read { reader in
+                for id in ids where try reader.item(Workload.collection, id) != nil { found += 1 }
+            }
+        }
+        var scanned = 0
+        var fieldCount = 0
+        var scanWatch = Stopwatch()
+        try scanWatch.measure {
+            try store.read { reader in
+                try reader.forEachEvent { event in
+                    scanned += 1
+                    fieldCount += event.fields.count
+                    return true
+                }
+            }
+        }
+        return ChildResult(
+            figures: [
+                "reads.point": watch.rate(ids.count), "reads.batch": batchWatch.rate(ids.count),
+                "reads.scan": scanWatch.rate(scanned), "reads.found": Double(found / 2),
+            ])
+    }
+
+    func rebuild() throws -> ChildResult {
+        let path = context.store(.eventstore)
+        try context.requireStore(path)
+        let store = try open(path, mode: .durable)
+        defer { store.close() }
+        let head = try store.head()
+        var watch = Stopwatch()
+        try watch.measure { try store.rebuildProjections() }
+        return ChildResult(figures: ["rebuild": watch.rate(Int(head))])
+    }
+
+    func size() throws -> ChildResult {
+        let path = context.store(.eventstore)
+        try context.requireStore(path)
+        var result = ChildResult()
+        result.figures["size"] = Double(fileSize(path + "/data.mdb")) / 1_048_576
+        if let compacted = try compactedSize(path) { result.figures["size.compacted"] = compacted }
+        for (name, bytes) in try LMDBBreakdown.databases(at: path) {
+            result.figures["size.db.\(name)"] = Double(bytes) / 1_048_576
+        }
+        return result
+    }
+}

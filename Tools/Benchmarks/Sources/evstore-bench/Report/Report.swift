@@ -1,0 +1,320 @@
+import Foundation
+import GRDB
+import LMDB
+
+/// Prints the run's header, the table of figures and ratios, and the scaling table, as text or
+/// as JSON lines.
+struct Report {
+    let options: Options
+    let workdir: String
+
+    /// How a figure reads.
+    enum Kind {
+        /// Per second: higher is better.
+        case rate
+        /// Milliseconds: lower is better.
+        case milliseconds
+        /// MiB: lower is better.
+        case mebibytes
+        /// KiB: lower is better.
+        case kibibytes
+        /// A multiplier (×).
+        case times
+        /// A plain count.
+        case count
+        /// Peak RSS in MiB, with peak anonymous memory.
+        case memory
+    }
+
+    /// A goal from the issue, checked against the figures.
+    enum Aim {
+        case sqliteAtLeast(Double)
+        case sqliteAtMost(Double)
+        case lmdbAtLeast(Double)
+        case valueAtLeast(Double)
+
+        func check(_ results: Results, _ key: String) -> String {
+            let es = results[key, .eventstore]
+            func verdict(_ ok: Bool?) -> String { ok.map { $0 ? " met" : " MISSED" } ?? "" }
+            switch self {
+            case .sqliteAtLeast(let goal):
+                return "≥ \(Format.ratio(goal)) SQLite" + verdict(ratio(es, results[key, .sqlite]).map { $0 >= goal })
+            case .sqliteAtMost(let goal):
+                return "≤ \(Format.ratio(goal)) SQLite" + verdict(ratio(es, results[key, .sqlite]).map { $0 <= goal })
+            case .lmdbAtLeast(let goal):
+                return "≥ \(Format.ratio(goal)) LMDB" + verdict(ratio(es, results[key, .lmdb]).map { $0 >= goal })
+            case .valueAtLeast(let goal):
+                return "≥ \(Format.ratio(goal))" + verdict(es.map { $0 >= goal })
+            }
+        }
+    }
+
+    struct Row {
+        var title: String
+        var key: String
+        var kind: Kind
+        var aim: Aim?
+
+        init(_ title: String, _ key: String, _ kind: Kind, aim: Aim? = nil) {
+            self.title = title
+            self.key = key
+            self.kind = kind
+            self.aim = aim
+        }
+    }
+
+    static let sections: [(String, [Row])] = [
+        ("1. Batched append, 1,000 events/txn, log + items + search index (events/s)", [
+            Row("  durable (SQLite synchronous=FULL)", "append.durable", .rate, aim: .sqliteAtLeast(25)),
+            Row("  relaxed (SQLite NORMAL, LMDB NOMETASYNC)", "append.relaxed", .rate),
+            Row("  durable, log + items only (no search index)", "append.nosearch", .rate),
+            Row("  bytes written per event, durable (KiB)", "written.append", .kibibytes),
+            Row("  bytes written per event, no search index (KiB)", "written.append.nosearch", .kibibytes),
+        ]),
+        ("2. One commit per event, full pipeline (events/s)", [
+            Row("  durable", "single.durable", .rate, aim: .lmdbAtLeast(0.9)),
+            Row("  relaxed", "single.relaxed", .rate),
+            Row("  durable, log + items only (no search index)", "single.nosearch", .rate),
+            Row("  bytes written per commit, durable (KiB)", "written.single", .kibibytes),
+            Row("  bytes written per commit, no search index (KiB)", "written.single.nosearch", .kibibytes),
+        ]),
+        ("3. 32 concurrent writers, one event per append, durable", [
+            Row("  events/s", "concurrent", .rate),
+            Row("  bytes written per event (KiB)", "written.concurrent", .kibibytes),
+            Row("  speed-up over one writer (3 / 2 durable)", "speedup", .times, aim: .valueAtLeast(30)),
+        ]),
+        ("4. Search, top 20 (SQLite: FTS5 ORDER BY rank)", [
+            Row("  1–2 whole words: p50 (ms)", "search.exact.p50", .milliseconds, aim: .sqliteAtMost(0.2)),
+            Row("  1–2 whole words: p99 (ms)", "search.exact.p99", .milliseconds, aim: .sqliteAtMost(1.0 / 3)),
+            Row("  1–2 whole words: queries/s", "search.exact.qps", .rate),
+            Row("  1–2 whole words: queries with hits", "search.exact.hits", .count),
+            Row("  prefix (+ word): p50 (ms)", "search.prefix.p50", .milliseconds, aim: .sqliteAtMost(0.2)),
+            Row("  prefix (+ word): p99 (ms)", "search.prefix.p99", .milliseconds, aim: .sqliteAtMost(1.0 / 3)),
+            Row("  prefix (+ word): queries with hits", "search.prefix.hits", .count),
+        ]),
+        ("5. Rebuild items + index from the log (events/s; LMDB: items only)", [
+            Row("  rebuild", "rebuild", .rate, aim: .sqliteAtLeast(4)),
+            Row("  bytes written per event (KiB)", "written.rebuild", .kibibytes),
+        ]),
+        ("6. Reads", [
+            Row("  item point reads, one read txn each (reads/s)", "reads.point", .rate, aim: .sqliteAtLeast(5)),
+            Row("  item point reads, one txn for all (reads/s)", "reads.batch", .rate),
+            Row("  full log scan with decoding (events/s)", "reads.scan", .rate),
+        ]),
+        ("7. Size on disk after 1 (MiB; SQLite: db + WAL after checkpoint)", [
+            Row("  store", "size", .mebibytes, aim: .sqliteAtMost(1)),
+            Row("  compacted copy (LMDB: mdb_env_copy2 compact)", "size.compacted", .mebibytes),
+        ]),
+        ("8. Peak RSS per scenario, MiB (anonymous memory in parentheses)", [
+            Row("  1. append, durable", "rss.append.durable", .memory),
+            Row("  1. append, relaxed", "rss.append.relaxed", .memory),
+            Row("  2. one commit per event, durable", "rss.single.durable", .memory),
+            Row("  3. 32 concurrent writers", "rss.concurrent", .memory),
+            Row("  4. search", "rss.search", .memory),
+            Row("  5. rebuild", "rss.rebuild", .memory),
+            Row("  6. reads", "rss.reads", .memory),
+        ]),
+    ]
+
+    static let header = ["Figure", "EventStore", "SQLite", "raw LMDB", "ES/SQLite", "ES/LMDB", "Aim (issue)"]
+
+    // MARK: Header
+
+    func printHeader() {
+        let facts = machineFacts()
+        if options.format == .jsonl {
+            emit(["type": "run"].merging(facts) { $1 })
+            return
+        }
+        print("EventStore benchmark — \(facts["date"] ?? "")")
+        print("command:  \(facts["command"] ?? "")")
+        print("machine:  \(facts["cores"] ?? "?") cores (\(facts["cpu"] ?? "?")), \(facts["memory"] ?? "?"), \(facts["os"] ?? "?"), kernel \(facts["kernel"] ?? "?")")
+        print("engines:  EventStore (LMDB \(facts["lmdb"] ?? "?")), SQLite \(facts["sqlite"] ?? "?") via GRDB (WAL, FTS5), raw LMDB")
+        print("workload: seed \(options.seed); \(Vocabulary.size) words (\(Vocabulary.koreanShare)% Korean), Zipf; 1 collection, N/4 items")
+        if options.repeats > 1 { print("runs:     best of \(options.repeats) runs per task") }
+        print("store dir: \(workdir) (\(fileSystem(workdir)))")
+        print("")
+        fflush(nil)
+    }
+
+    private func machineFacts() -> [String: String] {
+        var facts: [String: String] = [:]
+        let formatter = ISO8601DateFormatter()
+        facts["date"] = formatter.string(from: Date())
+        facts["command"] = (["evstore-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+        facts["cores"] = String(ProcessInfo.processInfo.activeProcessorCount)
+        facts["memory"] = "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB"
+        facts["kernel"] = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        if let release = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8),
+            let line = release.split(separator: "\n").first(where: { $0.hasPrefix("PRETTY_NAME=") })
+        {
+            facts["os"] = line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        if let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let line = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        {
+            facts["cpu"] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        facts["lmdb"] = Environment.libraryVersion
+        facts["sqlite"] = try? DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") }
+        return facts
+    }
+
+    private func fileSystem(_ path: String) -> String {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return "?" }
+        var best = ("", "?")
+        for line in mounts.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count > 2 else { continue }
+            let mount = String(parts[1])
+            if (path == mount || path.hasPrefix(mount == "/" ? "/" : mount + "/")) && mount.count > best.0.count {
+                best = (mount, String(parts[2]))
+            }
+        }
+        return best.1
+    }
+
+    // MARK: Main table
+
+    func printMain(_ results: Results) {
+        if options.format == .jsonl {
+            emitAll(results, events: options.events)
+            return
+        }
+        printWorkload(results, events: options.events)
+        var table = TextTable(header: Report.header)
+        for (title, rows) in Report.sections {
+            let present = rows.filter { results.values[$0.key] != nil || results.values[$0.key + ".peak"] != nil }
+            guard !present.isEmpty else { continue }
+            table.section(title)
+            for row in present { table.add(cells(row, results)) }
+        }
+        print(table.render())
+        printBreakdown(results)
+        print("")
+        fflush(nil)
+    }
+
+    private func printWorkload(_ results: Results, events: Int) {
+        print("N = \(Format.grouped(Double(events))) events over \(Format.grouped(Double(max(1, events / 4)))) items")
+        let checksums = EngineName.allCases.compactMap { engine in
+            results.notes[engine]?["append.durable.checksum"].map { (engine, $0) }
+        }
+        if let mix = results.notes[.eventstore]?["append.durable.mix"] { print("event mix: \(mix)") }
+        if !checksums.isEmpty {
+            let identical = Set(checksums.map(\.1)).count == 1
+            print(
+                "workload checksum: " + checksums.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
+                    + (identical ? " (identical)" : " (DIFFERENT!)"))
+        }
+        print("")
+    }
+
+    private func cells(_ row: Row, _ results: Results) -> [String] {
+        func value(_ engine: EngineName) -> String {
+            if row.kind == .memory {
+                guard let peak = results[row.key + ".peak", engine] else { return "—" }
+                let anon = results[row.key + ".anon", engine] ?? 0
+                return "\(peak.formatted(decimals: 0)) (\(anon.formatted(decimals: 0)))"
+            }
+            guard let value = results[row.key, engine] else { return "—" }
+            switch row.kind {
+            case .rate: return Format.grouped(value)
+            case .milliseconds: return Format.decimal(value)
+            case .mebibytes: return value.formatted(decimals: 1)
+            case .kibibytes: return Format.decimal(value)
+            case .times: return Format.ratio(value)
+            case .count: return Format.grouped(value)
+            case .memory: return ""
+            }
+        }
+        let key = row.kind == .memory ? row.key + ".peak" : row.key
+        let showRatio = row.kind != .count && row.kind != .times
+        let es = results[key, .eventstore]
+        let bySQLite = showRatio ? ratio(es, results[key, .sqlite]).map(Format.ratio) ?? "—" : ""
+        let byLMDB = showRatio ? ratio(es, results[key, .lmdb]).map(Format.ratio) ?? "—" : ""
+        return [row.title, value(.eventstore), value(.sqlite), value(.lmdb), bySQLite, byLMDB, row.aim?.check(results, row.key) ?? ""]
+    }
+
+    /// Where the bytes of each store go.
+    private func printBreakdown(_ results: Results) {
+        for engine in [EngineName.eventstore, .sqlite] {
+            let parts = results.values.compactMap { key, values -> (String, Double)? in
+                guard key.hasPrefix("size.db."), let value = values[engine] else { return nil }
+                return (String(key.dropFirst("size.db.".count)), value)
+            }.sorted { $0.1 > $1.1 }
+            guard !parts.isEmpty else { continue }
+            let name = engine == .eventstore ? "EventStore" : "SQLite"
+            print("\(name) size by table (MiB): " + parts.map { "\($0.0) \($0.1.formatted(decimals: 1))" }.joined(separator: ", "))
+        }
+    }
+
+    // MARK: Scaling
+
+    static let scalingRows: [Row] = [
+        Row("  1. append durable (events/s)", "append.durable", .rate, aim: .sqliteAtLeast(25)),
+        Row("  1. bytes written per event (KiB)", "written.append", .kibibytes),
+        Row("  4. search 1–2 words p50 (ms)", "search.exact.p50", .milliseconds, aim: .sqliteAtMost(0.2)),
+        Row("  4. search 1–2 words p99 (ms)", "search.exact.p99", .milliseconds, aim: .sqliteAtMost(1.0 / 3)),
+        Row("  4. search prefix p50 (ms)", "search.prefix.p50", .milliseconds),
+        Row("  4. search prefix p99 (ms)", "search.prefix.p99", .milliseconds),
+        Row("  5. rebuild (events/s)", "rebuild", .rate, aim: .sqliteAtLeast(4)),
+        Row("  5. bytes written per event (KiB)", "written.rebuild", .kibibytes),
+        Row("  peak RSS, append (MiB)", "rss.append.durable", .memory),
+        Row("  peak RSS, rebuild (MiB)", "rss.rebuild", .memory),
+    ]
+
+    func printScaling(_ runs: [(Int, Results)]) {
+        if options.format == .jsonl {
+            for (events, results) in runs { emitAll(results, events: events, scaling: true) }
+            return
+        }
+        print("9. Scaling: scenarios 1, 4 and 5 at several sizes (N events over N/4 items)")
+        var table = TextTable(header: Report.header)
+        for (events, results) in runs {
+            let checksums = Set(EngineName.allCases.compactMap { results.notes[$0]?["append.durable.checksum"] })
+            table.section("N = \(Format.grouped(Double(events)))" + (checksums.count == 1 ? " (checksum \(checksums.first!))" : ""))
+            for row in Report.scalingRows { table.add(cells(row, results)) }
+        }
+        print(table.render())
+        print("")
+        fflush(nil)
+    }
+
+    // MARK: JSON lines
+
+    private func emitAll(_ results: Results, events: Int, scaling: Bool = false) {
+        for key in results.values.keys.sorted() {
+            for (engine, value) in results.values[key]!.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                emit([
+                    "type": scaling ? "scaling" : "figure", "events": String(events), "figure": key,
+                    "engine": engine.rawValue, "value": String(value),
+                ])
+            }
+        }
+        for (engine, notes) in results.notes {
+            for (key, note) in notes.sorted(by: { $0.key < $1.key }) {
+                emit(["type": "note", "events": String(events), "engine": engine.rawValue, "key": key, "value": note])
+            }
+        }
+    }
+
+    private func emit(_ object: [String: String]) {
+        var fields = object.mapValues { $0 as Any }
+        for key in ["events", "value"] {
+            if let text = object[key], let number = Double(text) { fields[key] = number }
+        }
+        if let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) {
+            print(String(decoding: data, as: UTF8.self))
+            fflush(nil)
+        }
+    }
+}
+
+/// `lhs / rhs`, when both exist and `rhs` is not zero.
+func ratio(_ lhs: Double?, _ rhs: Double?) -> Double? {
+    guard let lhs, let rhs, rhs != 0 else { return nil }
+    return lhs / rhs
+}

@@ -68,7 +68,10 @@ let package = Package(
         ),
         .target(
             name: "EvstoreKit",
-            dependencies: ["EventStore", "EventSync", "SyncServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "EventStore", "EventSync", "SyncServer", .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .executableTarget(
             name: "evstore",
@@ -79,6 +82,7 @@ let package = Package(
             ],
             path: "Tools/evstore"
         ),
+        .executableTarget(name: "evstore-crash", dependencies: ["EventStore", "EventSync"], path: "Tools/evstore-crash"),
         .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "EventStoreTestSupport", "LMDB"]),
@@ -101,7 +105,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EvstoreTests", dependencies: ["EvstoreKit", "EventStoreTestSupport", "evstore"]),
+        .testTarget(
+            name: "ResilienceTests",
+            dependencies: [
+                "EventStore", "EventSync", "SyncServer", "EventStoreTestSupport", "evstore-crash", "LMDB",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "EvstoreTests",
+            dependencies: [
+                "EvstoreKit", "EventStoreTestSupport", "evstore", "EventStore", "LMDB", "SyncServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 

@@ -22,7 +22,12 @@ public struct ToolError: Error, CustomStringConvertible, Sendable {
     /// Turns any error into one line for people.
     public static func describe(_ error: any Error) -> String {
         if let error = error as? ToolError { return error.message }
-        if let error = error as? EventStoreError { return error.message }
+        if let error = error as? EventStoreError {
+            if error.code == .corrupt {
+                return "\(error.message): the store looks damaged (`evstore verify` names what; `evstore rebuild` rebuilds the projections from the log)"
+            }
+            return error.message
+        }
         return "\(error)"
     }
 }

@@ -1,16 +1,19 @@
 import ArgumentParser
 import EventStore
-import EventSync
 import EvstoreKit
-import Foundation
-import Logging
-import SyncServer
 
 extension EvstoreCommand {
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a compacted, consistent copy of a live store.",
-            discussion: "Example:\n  evstore backup ./store ./backups/2026-11-22")
+            discussion: """
+                Copies one read snapshot, so applications may keep writing meanwhile; free pages \
+                are left out. The destination must be a new or empty directory; the copy is an \
+                ordinary store.
+
+                Example:
+                  evstore backup ./store ./backups/2026-11-22
+                """)
 
         @OptionGroup var options: StoreOptions
         @Argument(help: "The destination: a new or empty directory.") var destination: String
@@ -18,8 +21,9 @@ extension EvstoreCommand {
         func run() async throws {
             try await runTool {
                 let store = try StoreAccess.openReadOnly(options.store)
+                let head = try store.head()
                 try store.backup(to: destination)
-                print("backed up \(try store.head()) events to \(destination)")
+                print("backed up \(head) events to \(destination)")
             }
         }
     }

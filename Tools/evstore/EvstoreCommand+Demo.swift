@@ -1,25 +1,25 @@
 import ArgumentParser
-import EventStore
-import EventSync
 import EvstoreKit
-import Foundation
-import Logging
-import SyncServer
 
 extension EvstoreCommand {
     struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "A short story: two offline replicas, a conflict, sync, search, explain.",
             discussion: """
-                Starts a sync server on a free loopback port, edits notes on a "phone" and a
-                "laptop" replica while offline, syncs them and shows the result. Re-runnable: each run
-                starts from fresh replicas in the directory.
+                In one process: starts a sync server on a free loopback port, edits notes on a \
+                "phone" and a "laptop" replica while they are offline (the same title on both), \
+                syncs them, and shows the merged notes, the conflict and why it resolved so, \
+                offline searches, and `explain` for the conflicted field. Takes about a second. \
+                Re-runnable: each run starts from fresh replicas in the directory, which stays \
+                for you to inspect.
 
-                Example:
+                Examples:
+                  evstore demo
                   evstore demo --dir /tmp/evstore-demo
                 """)
 
-        @Option(help: "Where the demo keeps its data (default: ~/.evstore/demo).") var dir: String?
+        @Option(help: "Where the demo keeps its data (default: evstore-demo in the temporary directory).")
+        var dir: String?
 
         func run() async throws {
             try await runTool {

@@ -6,6 +6,11 @@ extension EvstoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print events, items, search terms, conflicts or metadata.",
             discussion: """
+                --events: the log in seq order. --items: the current items. --terms: the search \
+                index's terms and how many items hold each (tags as #tag). --conflicts: concurrent \
+                writes that lost, and what beat them. --meta: replica id, clock, format version, \
+                projection generation and checkpoint, sync cursors and epochs.
+
                 Examples:
                   evstore dump ./store                          # events, in log order
                   evstore dump ./store --items --collection notes
@@ -14,14 +19,15 @@ extension EvstoreCommand {
                 """)
 
         @OptionGroup var options: StoreOptions
-        @Flag(help: "What to print (default: --events).")
+        @Flag(help: "What to print.")
         var section: SectionFlag = .events
-        @Option(help: "The first seq (events).") var from: UInt64 = 1
-        @Option(help: "The last seq (events).") var to: UInt64 = .max
+        @Option(help: ArgumentHelp("The first seq (events).", valueName: "seq")) var from: UInt64 = 1
+        @Option(help: ArgumentHelp("The last seq (events; default: the head).", valueName: "seq")) var to: UInt64?
         @Option(help: "Only this collection.") var collection: String?
         @Option(help: "Only this item: ID with --collection, or COLLECTION/ID.") var item: String?
-        @Option(help: "Only events from this origin replica (id or prefix).") var origin: String?
-        @Option(help: "The most records to print.") var limit: Int?
+        @Option(help: ArgumentHelp("Only events from this origin replica (its id or a prefix).", valueName: "replica"))
+        var origin: String?
+        @Option(help: ArgumentHelp("The most records to print.", valueName: "n")) var limit: Int?
         @OptionGroup var format: FormatOptions
 
         enum SectionFlag: String, EnumerableFlag {
@@ -29,7 +35,7 @@ extension EvstoreCommand {
         }
 
         func validate() throws {
-            if from > to { throw ValidationError("--from \(from) is after --to \(to)") }
+            if let to, from > to { throw ValidationError("--from \(from) is after --to \(to)") }
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         }
 
@@ -39,7 +45,7 @@ extension EvstoreCommand {
                 var dump = EvstoreKit.Dump()
                 dump.section = EvstoreKit.Dump.Section(rawValue: section.rawValue)!
                 dump.from = from
-                dump.to = to
+                dump.to = to ?? .max
                 dump.collection = collection
                 dump.item = item
                 dump.origin = origin

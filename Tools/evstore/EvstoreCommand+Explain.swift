@@ -7,9 +7,13 @@ extension EvstoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show every write to an item's fields, which one won, and why.",
             discussion: """
+                Like `git blame` for a field: each write with its seq, clock stamp, origin \
+                replica, operation and value, oldest first; ✔ marks the write the field holds, and \
+                each line says what beat the others (a later write, or a concurrent one: a conflict).
+
                 Examples:
                   evstore explain ./store --item notes/n1
-                  evstore explain ./store --item n1 --collection notes --field title
+                  evstore explain ./store --item n1 --collection notes --field title --format jsonl
                 """)
 
         @OptionGroup var options: StoreOptions
@@ -22,7 +26,8 @@ extension EvstoreCommand {
             try await runTool {
                 let store = try StoreAccess.openReadOnly(options.store)
                 try Inspect.explain(
-                    store: store, collection: collection, item: item, field: field, format: format.resolved, output: .standard)
+                    store: store, collection: collection, item: item, field: field, format: format.resolved,
+                    output: .standard)
             }
         }
     }

@@ -1,20 +1,17 @@
 import ArgumentParser
-import EventStore
-import EventSync
 import EvstoreKit
 import Foundation
-import Logging
-import SyncServer
 
 extension EvstoreCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import changes or events from JSON Lines.",
             discussion: """
-                Each line is a change stamped now by this replica:
+                Each line is either a change, stamped now by this replica:
                   {"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "Hi"}}
-                or an event as `evstore export` writes it (origin and clock stamp kept).
-                Every line is checked before anything is written.
+                ("op": put, patch or delete), or an event as `evstore export` writes it (origin and \
+                clock stamp kept; events already in the log are skipped). Every line is checked \
+                before anything is written. Creates the store when the directory is missing or empty.
 
                 Examples:
                   evstore import ./store notes.jsonl
@@ -33,9 +30,10 @@ extension EvstoreCommand {
                     guard let contents = FileManager.default.contents(atPath: file) else { throw ToolError("cannot read \(file)") }
                     data = contents
                 }
-                let store = try StoreAccess.openWritable(options.store, create: true)
-                let result = try Transfer.importLines(data, into: store)
-                print("imported \(result.changes) changes and \(result.events) events (\(result.duplicates) already present)")
+                let (result, head) = try Transfer.importJSONLines(data, intoStoreAt: options.store)
+                print(
+                    "imported \(result.changes) changes and \(result.events) events (\(result.duplicates) already present); "
+                        + "the log has \(head) events")
             }
         }
     }

@@ -17,9 +17,9 @@ extension EvstoreCommand {
         @OptionGroup var options: StoreOptions
         @Argument(help: "The query.") var query: String
         @Option(help: "Only this collection.") var collection: String?
-        @Option(help: "Only items with this tag (repeatable).") var tag: [String] = []
-        @Option(help: "The most results.") var limit = 20
-        @Option(help: "Skip this many results.") var offset = 0
+        @Option(help: ArgumentHelp("Only items with this tag (repeatable).", valueName: "tag")) var tag: [String] = []
+        @Option(help: ArgumentHelp("The most results.", valueName: "n")) var limit = 20
+        @Option(help: ArgumentHelp("Skip this many results.", valueName: "n")) var offset = 0
         @OptionGroup var format: FormatOptions
 
         func validate() throws {

@@ -11,8 +11,9 @@ extension EvstoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the sync server.",
             discussion: """
-                The tokens file has one token a line: TOKEN STORE [STORE…], with * for every store
-                and # for comments. Stops gracefully on SIGINT or SIGTERM.
+                The tokens file has one token a line: TOKEN STORE [STORE…], with * for every store \
+                and # for comments. Prints the address it listens on (useful with --port 0), logs to \
+                standard error, and stops gracefully on SIGINT or SIGTERM.
 
                 Example:
                   evstore serve --data ./server-data --port 8080 --tokens tokens.txt
@@ -33,7 +34,17 @@ extension EvstoreCommand {
                 }
                 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
                 configuration.logger = Logger(label: "evstore.server")
-                try await SyncServer(configuration: configuration).runService()
+                let server = SyncServer(configuration: configuration)
+                let running = Task { try await server.runService() }
+                do {
+                    let port = try await server.waitUntilRunning()
+                    print("listening on http://\(host):\(port)  (data \(data); stop with Ctrl-C)")
+                    fflush(nil)
+                } catch {
+                    try await running.value
+                    throw error
+                }
+                try await running.value
             }
         }
     }

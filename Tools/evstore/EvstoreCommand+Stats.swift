@@ -1,12 +1,18 @@
 import ArgumentParser
 import EventStore
 import EvstoreKit
+import Foundation
 
 extension EvstoreCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Counts, sizes per named database, page statistics, map size and use.",
-            discussion: "Example:\n  evstore stats ./store")
+            discussion: """
+                The same numbers as `mdb_stat -a STORE`, with the store's own counts.
+
+                Example:
+                  evstore stats ./store
+                """)
 
         @OptionGroup var options: StoreOptions
         @OptionGroup var format: FormatOptions
@@ -14,7 +20,9 @@ extension EvstoreCommand {
         func run() async throws {
             try await runTool {
                 let store = try StoreAccess.openReadOnly(options.store)
-                Inspect.printStatistics(try store.statistics(), format: format.resolved, output: .standard)
+                let attributes = try? FileManager.default.attributesOfItem(atPath: options.store + "/data.mdb")
+                let fileBytes = (attributes?[.size] as? NSNumber)?.intValue
+                Inspect.printStatistics(try store.statistics(), fileBytes: fileBytes, format: format.resolved, output: .standard)
             }
         }
     }

@@ -20,9 +20,11 @@ extension EvstoreCommand {
             try await runTool {
                 let store = try StoreAccess.openReadOnly(options.store)
                 let bar = ProgressBar("verify")
-                let report = try store.verify { bar.update($0.processed, of: $0.total) }
+                let verification = try Inspect.verify(store: store) { bar.update($0.processed, of: $0.total) }
                 bar.finish()
-                if !Inspect.printVerification(report, format: format.resolved, output: .standard) { throw ExitCode(1) }
+                let consistent = Inspect.printVerification(
+                    verification.report, snapshotHead: verification.snapshotHead, format: format.resolved, output: .standard)
+                if !consistent { throw ExitCode(1) }
             }
         }
     }

@@ -1,6 +1,6 @@
-import Foundation
 import ArgumentParser
 import EvstoreKit
+import Foundation
 
 /// `evstore`: inspect, replay, explain, verify, sync and serve event stores.
 @main
@@ -9,8 +9,10 @@ struct EvstoreCommand: AsyncParsableCommand {
         commandName: "evstore",
         abstract: "Inspect, replay, explain, verify, sync and serve EventStore stores.",
         discussion: """
-            Read-only commands (dump, replay, explain, diff, verify, stats, search, export) open the \
-            store read-only and work while an application writes it.
+            Read-only commands (dump, replay, explain, diff, verify, stats, search, export, \
+            backup) open the store read-only and work while an application writes it. Commands \
+            that print records take --format table|jsonl (table on a terminal, JSON Lines when \
+            piped). Exit status: 0 success, 1 a failed check or operation, 64 a usage error.
 
             Examples:
               evstore demo
@@ -27,7 +29,7 @@ struct EvstoreCommand: AsyncParsableCommand {
 
 /// The store argument shared by the commands.
 struct StoreOptions: ParsableArguments {
-    @Argument(help: "The store's directory.")
+    @Argument(help: "The store's directory (it holds data.mdb and lock.mdb).")
     var store: String
 }
 
@@ -55,6 +57,7 @@ struct OutputFormatArgument: ExpressibleByArgument {
 
 /// Runs a command body, turning failures into one line on standard error and an exit status.
 func runTool(_ body: () async throws -> Void) async throws {
+    CrashGuard.install()
     do {
         try await body()
     } catch let error as ExitCode {

@@ -40,6 +40,9 @@ public struct StoreStatistics: Sendable, Hashable {
     public var maxReaders: Int
     /// The active projection generation (0 or 1).
     public var generation: Int
+    /// The id of the last committed write transaction: it changes whenever anything is written
+    /// (events, projections, metadata).
+    public var lastTransactionID: Int
     /// Every named database of the log and of the active generation.
     public var databases: [DatabaseStats]
 }
@@ -67,38 +70,7 @@ extension Store {
                 events: try reader.head(), items: items, conflicts: try reader.tx.count(of: projection.conflicts),
                 mapSize: info.mapSize, usedBytes: info.usedBytes, pageSize: info.pageSize,
                 readersInUse: info.readersInUse, maxReaders: info.maxReaders, generation: generation,
-                databases: databases)
-        }
-    }
-
-    /// Writes a compacted, consistent copy of the store into `destination`, which must not exist
-    /// or be an empty directory. Runs alongside writers.
-    public func backup(to destination: String) throws {
-        let manager = FileManagerShim()
-        try manager.prepareEmptyDirectory(destination)
-        do {
-            try environment.copy(to: destination, compact: true)
-        } catch {
-            throw EventStoreError(.storage, "cannot back up to \(destination)", cause: error)
-        }
-    }
-}
-
-extension StoreReader {
-    /// Calls `body` with each search term of a collection (tags start with `#`), in byte order,
-    /// and the number of items it occurs in, until `body` returns `false`.
-    public func forEachTerm(collection: String, prefix: String = "", _ body: (String, Int) throws -> Bool) throws {
-        let start = SearchIndexWriter.postingKey(collection: collection, term: prefix)
-        let collectionPrefix = Keys.collectionPrefix(collection)
-        try tx.withCursor(on: try projection.searchPostings) { cursor in
-            var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-            while let current = entry, current.key.starts(with: start) {
-                let raw = current.key.dropFirst(collectionPrefix.count)
-                var term = String(decoding: raw, as: UTF8.self)
-                if raw.first == SearchIndexWriter.tagMarker { term = "#" + String(term.dropFirst()) }
-                guard try body(term, try cursor.duplicateCount()) else { return }
-                entry = try cursor.nextKey()
-            }
+                lastTransactionID: info.lastTransactionID, databases: databases)
         }
     }
 }

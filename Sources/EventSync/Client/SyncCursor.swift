@@ -1,4 +1,4 @@
-public import EventStore
+import EventStore
 
 /// Where a replica stands with one remote, kept in the replica's store metadata and advanced in
 /// the same transaction as the events it covers.

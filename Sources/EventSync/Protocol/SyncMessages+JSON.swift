@@ -1,4 +1,4 @@
-public import EventStore
+import EventStore
 
 // The wire form of the protocol messages (see `openapi.json` in the server module). Keys are
 // written in byte order; integers are JSON numbers, 64-bit stamps and digests are strings.

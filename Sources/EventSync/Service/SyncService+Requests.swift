@@ -1,5 +1,5 @@
-public import EventStore
-public import Logging
+import EventStore
+package import Logging
 
 extension SyncService {
     // MARK: Info

@@ -68,7 +68,7 @@ public struct Dump: Sendable {
                 case .jsonl: output.line(Rendering.jsonLine(event))
                 case .table:
                     table.add([
-                        "\(event.seq)", Rendering.shortID(event.id), "\(event.hlc)", "\(event.operation)",
+                        "\(event.seq)", Rendering.shortID(event.id), Rendering.stamp(event.hlc), "\(event.operation)",
                         "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
                     ])
                 }
@@ -105,7 +105,7 @@ public struct Dump: Sendable {
                         count += 1
                         switch format {
                         case .jsonl: output.line(Rendering.jsonLine(item))
-                        case .table: table.add([item.collection, item.id, "\(item.version)", Rendering.fields(item.fields)])
+                        case .table: table.add([item.collection, item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)])
                         }
                     }
                     cursor = page.next
@@ -155,38 +155,11 @@ public struct Dump: Sendable {
             case .table:
                 table.add([
                     "\(record.seq)", "\(record.collection)/\(record.item)", record.field,
-                    "\(Rendering.text(record.winner.value)) by \(Rendering.shortID(record.winner.event)) @ \(record.winner.hlc)",
-                    "\(Rendering.text(record.loser.value)) by \(Rendering.shortID(record.loser.event)) @ \(record.loser.hlc)",
+                    "\(Rendering.text(record.winner.value)) by \(Rendering.shortID(record.winner.event)) @ \(Rendering.stamp(record.winner.hlc))",
+                    "\(Rendering.text(record.loser.value)) by \(Rendering.shortID(record.loser.event)) @ \(Rendering.stamp(record.loser.hlc))",
                 ])
             }
         }
         if format == .table { table.render().forEach(output.line) }
-    }
-
-    private func meta(_ store: Store, _ output: Output) throws {
-        let entries = try store.read { try $0.metadata(withPrefix: "") }
-        var table = Table(columns: ["key", "value"])
-        for (key, value) in entries {
-            let readable = MetaValue.describe(key: key, value: value, store: store)
-            switch format {
-            case .jsonl: output.line(Rendering.jsonLine(["key": .string(key), "value": .string(readable)]))
-            case .table: table.add([key, readable])
-            }
-        }
-        if format == .table { table.render().forEach(output.line) }
-    }
-}
-
-/// Readable forms of metadata values.
-enum MetaValue {
-    static func describe(key: String, value: [UInt8], store: Store) -> String {
-        if key == "store.replica" { return store.replicaID.description }
-        if value.count == 8 {
-            let number = value.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-            if key == "store.hlc" { return "\(HLCTimestamp(rawValue: number)) (\(number))" }
-            return "\(number)"
-        }
-        if let text = String(validating: value, as: UTF8.self), !text.contains(where: { $0.isNewline }) { return text }
-        return value.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -6,6 +6,11 @@ public import Foundation
 /// Import accepts, one per line, either a change stamped now by the importing replica
 /// (`{"collection": "notes", "id": "n1", "op": "put", "fields": {…}}`) or an event as `export`
 /// writes it (origin and clock stamp kept; an event already in the log is skipped).
+///
+/// ```swift
+/// let lines = try Transfer.parse(Data(contentsOf: url))
+/// let result = try Transfer.importLines(lines, into: store)
+/// ```
 public enum Transfer {
     /// What an import did.
     public struct ImportResult: Sendable, Hashable {
@@ -17,61 +22,109 @@ public enum Transfer {
         public var duplicates = 0
     }
 
-    enum Line {
-        case change(Change)
-        case event(Event)
+    /// One parsed line of an import.
+    public struct ImportLine: Sendable {
+        /// What a line holds.
+        public enum Content: Sendable {
+            /// A change, to be stamped by the importing replica.
+            case change(Change)
+            /// An event from a log, ingested with its identity and stamp.
+            case event(Event)
+        }
+
+        /// The line's number in the input (from 1).
+        public var number: Int
+        /// The change or the event.
+        public var content: Content
     }
 
-    /// Parses every line first — a bad line fails the import before anything is written — then
-    /// appends in batches of `batchSize` with bulk durability and one flush at the end.
-    public static func importLines(_ data: Data, into store: Store, batchSize: Int = 1000) throws -> ImportResult {
-        var lines: [Line] = []
+    /// Parses JSON Lines; blank lines are skipped.
+    ///
+    /// - Throws: ``ToolError`` naming the first line that is not a change or an event.
+    public static func parse(_ data: Data) throws -> [ImportLine] {
+        var lines: [ImportLine] = []
         var number = 0
         for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             let bytes = Array(raw)
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             do {
-                lines.append(try parse(bytes))
+                lines.append(ImportLine(number: number, content: try parse(bytes)))
+            } catch let error as ToolError {
+                throw ToolError("line \(number): \(error.message)")
+            } catch let error as JSONSyntaxError {
+                throw ToolError("line \(number) is not JSON: \(error)")
             } catch let error as EventStoreError {
                 throw ToolError("line \(number): \(error.message)")
             } catch {
                 throw ToolError("line \(number): \(error)")
             }
         }
-        // Check everything before writing anything.
-        var start = 0
-        while start < lines.count {
-            let end = min(start + batchSize, lines.count)
-            var changes: [Change] = []
-            var events: [Event] = []
-            for line in lines[start..<end] {
-                switch line {
-                case .change(let change): changes.append(change)
-                case .event(let event): events.append(event)
-                }
+        return lines
+    }
+
+    /// `evstore import`: parses `data`, opens (or creates) the store at `path`, and imports.
+    ///
+    /// Nothing is opened when a line does not parse, and a store created for the import is
+    /// removed again when no line could be imported.
+    ///
+    /// - Returns: What was imported, and the log's head afterwards.
+    public static func importJSONLines(_ data: Data, intoStoreAt path: String) throws -> (result: ImportResult, head: UInt64) {
+        let lines = try parse(data)
+        let isNew = !FileManager.default.fileExists(atPath: path + "/data.mdb")
+        let store = try StoreAccess.openWritable(path, create: true)
+        do {
+            let result = try importLines(lines, into: store)
+            return (result, try store.head())
+        } catch {
+            if isNew, (try? store.head()) == 0 {
+                store.close()
+                for file in ["data.mdb", "lock.mdb"] { try? FileManager.default.removeItem(atPath: path + "/" + file) }
             }
+            throw error
+        }
+    }
+
+    /// Parses, checks and imports JSON Lines. See ``importLines(_:into:batchSize:)-([ImportLine],_,_)``.
+    public static func importLines(_ data: Data, into store: Store, batchSize: Int = 1000) throws -> ImportResult {
+        try importLines(parse(data), into: store, batchSize: batchSize)
+    }
+
+    /// Checks every line — a bad one fails the import before anything is written — then appends
+    /// in atomic batches of `batchSize` lines with bulk durability, and flushes once at the end.
+    ///
+    /// - Throws: ``ToolError`` naming the first invalid line (nothing is written then), or the
+    ///   storage error that stopped the import (the batches before it stay written).
+    public static func importLines(_ lines: [ImportLine], into store: Store, batchSize: Int = 1000) throws
+        -> ImportResult
+    {
+        for start in stride(from: 0, to: lines.count, by: batchSize) {
+            let batch = lines[start..<min(start + batchSize, lines.count)]
             do {
-                try store.validate(changes)
-                try store.validate(events)
-            } catch let error as EventStoreError {
-                throw ToolError("lines \(start + 1)…\(end): \(error.message); nothing was imported")
+                try check(batch, store)
+            } catch {
+                // Find the line to blame.
+                for line in batch {
+                    do {
+                        try check([line], store)
+                    } catch let error as EventStoreError {
+                        throw ToolError("line \(line.number): \(error.message); nothing was imported")
+                    }
+                }
+                throw ToolError("lines \(batch.first!.number)…\(batch.last!.number): \(ToolError.describe(error)); nothing was imported")
             }
-            start = end
         }
         var result = ImportResult()
-        let bar = ProgressBar("import")
+        let bar = ProgressBar("import", unit: "lines")
         let previous = store.configuration.durability
         try store.setDurability(.bulk)
         defer { try? store.setDurability(previous) }
-        var index = 0
-        while index < lines.count {
-            let end = min(index + batchSize, lines.count)
-            let batch = Array(lines[index..<end])
+        for start in stride(from: 0, to: lines.count, by: batchSize) {
+            let batch = Array(lines[start..<min(start + batchSize, lines.count)])
             let outcome = try store.write { writer -> ImportResult in
                 var outcome = ImportResult()
                 for line in batch {
-                    switch line {
+                    switch line.content {
                     case .change(let change):
                         try writer.append(change)
                         outcome.changes += 1
@@ -87,8 +140,7 @@ public enum Transfer {
             result.changes += outcome.changes
             result.events += outcome.events
             result.duplicates += outcome.duplicates
-            index = end
-            bar.update(UInt64(index), of: UInt64(lines.count))
+            bar.update(UInt64(start + batch.count), of: UInt64(lines.count))
         }
         bar.finish()
         try store.setDurability(previous)
@@ -96,7 +148,20 @@ public enum Transfer {
         return result
     }
 
-    static func parse(_ bytes: [UInt8]) throws -> Line {
+    private static func check(_ lines: ArraySlice<ImportLine>, _ store: Store) throws {
+        var changes: [Change] = []
+        var events: [Event] = []
+        for line in lines {
+            switch line.content {
+            case .change(let change): changes.append(change)
+            case .event(let event): events.append(event)
+            }
+        }
+        try store.validate(changes)
+        try store.validate(events)
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> ImportLine.Content {
         let value = try Value(json: bytes)
         guard case .object(let object) = value else { throw ToolError("a line must be a JSON object") }
         if object["hlc"] != nil {
@@ -114,20 +179,21 @@ public enum Transfer {
             guard case .object(let members) = raw else { throw ToolError("\"fields\" must be an object") }
             fields = members
         }
-        let change = Change(collection: collection, item: id, operation: operation, fields: fields)
-        return .change(change)
+        return .change(Change(collection: collection, item: id, operation: operation, fields: fields))
     }
 
-    /// Writes every event (in log order, or within `from…to`) as canonical JSON lines.
+    /// Writes every event (in log order, or within `from…to`) as canonical JSON lines, reading
+    /// in short transactions of 10,000 events so a long export does not hold old pages.
+    ///
+    /// - Returns: The number of events written.
     @discardableResult
     public static func export(from store: Store, from start: UInt64 = 1, to end: UInt64 = .max, output: Output) throws -> Int {
         let bar = ProgressBar("export")
         let head = try store.head()
         var count = 0
-        // Chunks of short read transactions, so a long export does not pin old pages.
-        var next = start
+        var next = max(start, 1)
         while next <= min(end, head) {
-            let last = min(next + 9_999, end)
+            let last = min(next + 9_999, end, head)
             try store.read { reader in
                 try reader.forEachEvent(from: next, through: last) { event in
                     output.line(Rendering.jsonLine(event))
@@ -136,7 +202,7 @@ public enum Transfer {
                 }
             }
             next = last + 1
-            bar.update(min(next - 1, head), of: head)
+            bar.update(last, of: min(end, head))
         }
         bar.finish()
         return count

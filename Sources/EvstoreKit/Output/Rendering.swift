@@ -1,4 +1,5 @@
 public import EventStore
+import Foundation
 
 /// How records look in tables and in JSON lines.
 public enum Rendering {
@@ -23,15 +24,16 @@ public enum Rendering {
         "\(String(id.origin.description.prefix(8)))/\(id.sequence)"
     }
 
-    /// An event id as JSON.
+    /// An event id as JSON: `{"origin": "<32 hex digits>", "seq": 2}`.
     public static func json(_ id: EventID) -> Value {
         ["origin": .string(id.origin.description), "seq": .int(Int64(id.sequence))]
     }
 
-    /// A stamp as JSON: the raw value as a decimal string and its time.
+    /// A clock stamp as JSON: its raw value as a decimal string (64-bit values do not survive
+    /// every JSON parser as numbers).
     public static func json(_ hlc: HLCTimestamp) -> Value { .string(String(hlc.rawValue)) }
 
-    /// An item as a JSON line.
+    /// An item as a JSON line: `collection`, `id`, `version` (decimal HLC string), `fields`.
     public static func jsonLine(_ item: Item) -> String {
         jsonLine([
             "collection": .string(item.collection), "id": .string(item.id), "version": json(item.version),
@@ -42,5 +44,71 @@ public enum Rendering {
     /// An event as a JSON line (the canonical event JSON, as `export` writes it).
     public static func jsonLine(_ event: Event) -> String {
         String(decoding: event.jsonBytes(), as: UTF8.self)
+    }
+
+    /// A clock stamp for people: `2026-11-22T10:47:22.358Z+1`, UTC wall time to the exact
+    /// millisecond, then the logical counter. ``ClockArgument/parse(_:)`` reads it back.
+    public static func stamp(_ hlc: HLCTimestamp) -> String {
+        let milliseconds = hlc.physical
+        let date = Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000))
+        let time = date.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+                .timeSeparator(.colon))
+        let seconds = time.hasSuffix("Z") ? String(time.dropLast()) : time
+        let fraction = String(milliseconds % 1000)
+        return "\(seconds).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)Z+\(hlc.logical)"
+    }
+
+    /// A replay point for people: `seq 12` or `hlc 2026-11-22T10:47:22.358Z+1`.
+    public static func point(_ point: ReplayPoint) -> String {
+        switch point {
+        case .seq(let seq): "seq \(seq)"
+        case .hlc(let hlc): "hlc \(stamp(hlc))"
+        }
+    }
+
+    /// A byte count for people: `512 B`, `4.0 KiB`, `1.2 GiB`.
+    public static func bytes(_ count: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        guard unit > 0 else { return "\(count) B" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}
+
+/// Names for replicas in tables: a given name (`phone`), or the first 8 hex digits of the id.
+///
+/// ```swift
+/// let names = ReplicaNames([phone.replicaID: "phone"], local: laptop.replicaID)
+/// names.event(event.id)   // "phone/4"
+/// ```
+public struct ReplicaNames: Sendable {
+    /// Given names by replica.
+    public var names: [ReplicaID: String]
+    /// The replica whose store is shown, marked `(local)` when it has no name.
+    public var local: ReplicaID?
+
+    /// Creates names; replicas without one show as 8 hex digits.
+    public init(_ names: [ReplicaID: String] = [:], local: ReplicaID? = nil) {
+        self.names = names
+        self.local = local
+    }
+
+    /// The replica's label.
+    public func label(_ replica: ReplicaID) -> String {
+        if let name = names[replica] { return name }
+        let short = String(replica.description.prefix(8))
+        return replica == local ? "\(short) (local)" : short
+    }
+
+    /// An event id as `label/sequence`.
+    public func event(_ id: EventID) -> String {
+        "\(names[id.origin] ?? String(id.origin.description.prefix(8)))/\(id.sequence)"
     }
 }

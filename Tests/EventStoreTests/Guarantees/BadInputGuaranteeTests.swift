@@ -49,14 +49,14 @@ struct BadInputGuaranteeTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.appending("file")
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         await expectStoreError(.notADirectory) { _ = try Store.open(at: file) }
     }
 
     @Test func garbageDataFileIsNotAStore() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: Data(repeating: 0xAB, count: 64 << 10))
+        _ = FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: Data(repeating: 0xAB, count: 64 << 10))
         await expectStoreError(.notAStore) { _ = try Store.open(at: directory.path) }
         let bytes = FileManager.default.contents(atPath: directory.appending("data.mdb"))
         #expect(bytes == Data(repeating: 0xAB, count: 64 << 10), "the foreign file is left untouched")
@@ -68,7 +68,7 @@ struct BadInputGuaranteeTests {
         do {
             let environment = try Environment.open(path: directory.path)
             let db = try environment.write { try $0.openDatabase(named: "other", options: .create) }
-            try environment.write { try $0.put([1], forKey: [1], in: db) }
+            _ = try environment.write { try $0.put([1], forKey: [1], in: db) }
         }
         await expectStoreError(.notAStore) { _ = try Store.open(at: directory.path) }
     }
@@ -82,7 +82,7 @@ struct BadInputGuaranteeTests {
             store.close()
             let environment = try Environment.open(path: directory.path)
             let meta = try environment.write { try $0.openDatabase(named: "meta", options: []) }
-            try environment.write { try $0.put(Keys.seq(99), forKey: Array("store.format".utf8), in: meta) }
+            _ = try environment.write { try $0.put(Keys.seq(99), forKey: Array("store.format".utf8), in: meta) }
         }
         await expectStoreError(.unsupportedFormat) { _ = try Store.open(at: directory.path) }
     }

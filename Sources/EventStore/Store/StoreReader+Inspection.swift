@@ -1,0 +1,68 @@
+import LMDB
+
+/// Raw views for inspection tools (`evstore dump --terms`, `--meta`): search terms, every
+/// metadata entry, and the active generation's projection state (checkpoints and counters).
+extension StoreReader {
+    /// Calls `body` with each search term of a collection (tags start with `#`), in byte order,
+    /// and the number of items it occurs in, until `body` returns `false`.
+    ///
+    /// ```swift
+    /// try store.read { reader in
+    ///     try reader.forEachTerm(collection: "notes", prefix: "sync") { term, items in
+    ///         print(term, items)
+    ///         return true
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - collection: The collection whose index to walk.
+    ///   - prefix: Only terms starting with these bytes (already folded, as the index holds them).
+    ///   - body: Receives the term and its document frequency; returns whether to go on.
+    public func forEachTerm(collection: String, prefix: String = "", _ body: (String, Int) throws -> Bool) throws {
+        let start = SearchIndexWriter.postingKey(collection: collection, term: prefix)
+        let collectionPrefix = Keys.collectionPrefix(collection)
+        try tx.withCursor(on: try projection.searchPostings) { cursor in
+            var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            while let current = entry, current.key.starts(with: start) {
+                let raw = current.key.dropFirst(collectionPrefix.count)
+                var term = String(decoding: raw, as: UTF8.self)
+                if raw.first == SearchIndexWriter.tagMarker { term = "#" + String(term.dropFirst()) }
+                guard try body(term, try cursor.duplicateCount()) else { return }
+                entry = try cursor.nextKey()
+            }
+        }
+    }
+
+    /// Every entry of the store's metadata, in key order: the engine's `store.*` keys, the sync
+    /// module's `sync.*` keys and the application's own.
+    ///
+    /// ```swift
+    /// for (key, value) in try store.read({ try $0.allMetadata() }) { print(key, value.count) }
+    /// ```
+    public func allMetadata() throws -> [(key: String, value: [UInt8])] {
+        var entries: [(key: String, value: [UInt8])] = []
+        try tx.forEach(in: store.schema.meta) { key, value in
+            entries.append((String(decoding: key, as: UTF8.self), Array(value)))
+            return true
+        }
+        return entries
+    }
+
+    /// The active projection generation (`0` or `1`); its databases are named `g0.*` or `g1.*`.
+    public func activeGeneration() throws -> Int {
+        try StoreReader.activeGeneration(tx, store.schema)
+    }
+
+    /// The entries of the active generation's `state` database, in key order: the checkpoint
+    /// `applied-through` (the seq through which every projection has applied the log), item
+    /// counters `count.<collection>`, `search.next-doc`, and `projection-version.<name>`.
+    public func projectionState() throws -> [(key: String, value: [UInt8])] {
+        var entries: [(key: String, value: [UInt8])] = []
+        try tx.forEach(in: try projection.state) { key, value in
+            entries.append((String(decoding: key, as: UTF8.self), Array(value)))
+            return true
+        }
+        return entries
+    }
+}

@@ -1,0 +1,200 @@
+public import EventStore
+
+extension Inspect {
+    /// Why each field of an item holds its value: every write, oldest stamp first, and its fate.
+    public struct Explanation: Sendable {
+        /// What became of one write.
+        public enum Outcome: Sendable, Hashable {
+            /// The write holds the field (or, for a `put` without the field or a `delete`,
+            /// the field is cleared by it).
+            case won
+            /// A later write, made after seeing this one, replaced it.
+            case overwritten(by: EventID)
+            /// A write made without seeing this one (a conflict) has the greater stamp.
+            case conflict(lostTo: EventID)
+            /// A later `put` without the field, or a `delete`, cleared it.
+            case cleared(by: EventID)
+
+            /// `won`, `overwritten`, `conflict` or `cleared`.
+            public var name: String {
+                switch self {
+                case .won: "won"
+                case .overwritten: "overwritten"
+                case .conflict: "conflict"
+                case .cleared: "cleared"
+                }
+            }
+
+            /// The event that beat the write, if any.
+            public var beatenBy: EventID? {
+                switch self {
+                case .won: nil
+                case .overwritten(let id), .conflict(let id), .cleared(let id): id
+                }
+            }
+        }
+
+        /// One write to a field.
+        public struct Write: Sendable, Hashable {
+            /// The event that wrote (or cleared) the field.
+            public var event: Event
+            /// The value written; `nil` when the event cleared the field.
+            public var value: Value?
+            /// What became of it.
+            public var outcome: Outcome
+            /// The outcome in plain words.
+            public var reason: String
+        }
+
+        /// One field's history.
+        public struct Field: Sendable, Hashable {
+            /// The field name.
+            public var name: String
+            /// The value the item holds now (`nil`: cleared or never set).
+            public var current: Value?
+            /// Every write, oldest stamp first.
+            public var writes: [Write]
+        }
+
+        /// The item's collection.
+        public var collection: String
+        /// The item's id.
+        public var id: String
+        /// The fields, in name order.
+        public var fields: [Field]
+    }
+
+    /// Works out the history of each field of an item (or one field) from its events and the
+    /// store's conflict records.
+    ///
+    /// - Throws: ``ToolError`` when the item (or the field) was never written.
+    public static func explanation(
+        store: Store, collection: String?, item: String, field: String?, names: ReplicaNames = ReplicaNames()
+    ) throws -> Explanation {
+        var names = names
+        if names.local == nil { names.local = store.replicaID }
+        let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
+        let entries = try store.history(collection: collection, item: id, field: field)
+        if entries.isEmpty || (field != nil && !entries.contains { $0.event.fields[$0.field] != nil }) {
+            throw ToolError("no writes to \(field.map { "field \"\($0)\" of " } ?? "")\(collection)/\(id)")
+        }
+        let (conflicts, seqs, current) = try store.read { reader in
+            let conflicts = try reader.conflicts(collection: collection, item: id, limit: 10_000)
+            var seqs: [EventID: UInt64] = [:]
+            for entry in entries { seqs[entry.event.id] = entry.event.seq }
+            for record in conflicts where seqs[record.winner.event] == nil {
+                seqs[record.winner.event] = try reader.seq(of: record.winner.event)
+            }
+            return (conflicts, seqs, try reader.item(collection, id))
+        }
+        func label(_ id: EventID) -> String { names.event(id) + (seqs[id].map { " (seq \($0))" } ?? "") }
+
+        var fields: [Explanation.Field] = []
+        var byField: [String: [FieldHistoryEntry]] = [:]
+        var order: [String] = []
+        for entry in entries {
+            if byField[entry.field] == nil { order.append(entry.field) }
+            byField[entry.field, default: []].append(entry)
+        }
+        for name in order {
+            let writes = byField[name]!.sorted { $0.event.stamp < $1.event.stamp }
+            var explained: [Explanation.Write] = []
+            for (index, entry) in writes.enumerated() {
+                let event = entry.event
+                let outcome: Explanation.Outcome
+                let reason: String
+                if entry.won {
+                    outcome = .won
+                    if entry.value == nil {
+                        reason = "this \(event.operation) cleared the field, and no later write set it"
+                    } else if writes.count == 1 {
+                        reason = "holds the field: the only write to it"
+                    } else if writes.contains(where: { $0.event.id != event.id && $0.event.hlc == event.hlc }) {
+                        reason = "holds the field: the latest stamp of \(writes.count) writes (an equal clock stamp is ordered by replica id)"
+                    } else {
+                        reason = "holds the field: the latest stamp of \(writes.count) writes, on every replica"
+                    }
+                } else if let record = conflicts.first(where: { $0.field == name && $0.loser.event == event.id }) {
+                    outcome = .conflict(lostTo: record.winner.event)
+                    let tie = record.winner.hlc == event.hlc
+                    let winner = names.event(record.winner.event)
+                    reason =
+                        "lost a conflict to \(label(record.winner.event)): neither write had seen the other; "
+                        + (tie ? "equal clock stamps, and \(winner)'s replica id orders after" : "\(winner) has the later stamp")
+                } else if let next = writes[(index + 1)...].first {
+                    let nextLabel = label(next.event.id)
+                    if next.value == nil {
+                        outcome = .cleared(by: next.event.id)
+                        reason = "cleared by the later \(next.event.operation) \(nextLabel)"
+                    } else if next.event.base < event.hlc {
+                        outcome = .conflict(lostTo: next.event.id)
+                        reason = "lost a conflict to \(nextLabel): it was written without seeing this write, and has the later stamp"
+                    } else {
+                        outcome = .overwritten(by: next.event.id)
+                        reason = "overwritten by \(nextLabel), written after it"
+                    }
+                } else {
+                    outcome = .cleared(by: event.id)
+                    reason = entry.reason
+                }
+                explained.append(Explanation.Write(event: event, value: entry.value, outcome: outcome, reason: reason))
+            }
+            fields.append(Explanation.Field(name: name, current: current?.fields[name], writes: explained))
+        }
+        return Explanation(collection: collection, id: id, fields: fields)
+    }
+
+    /// Prints the history of each field of an item (or one field), like `git blame` for a
+    /// field: every write, its origin, stamp and value, which one won and why.
+    ///
+    /// JSON lines, one per write, oldest stamp first within each field: `{"collection", "item",
+    /// "field", "seq", "event", "origin", "hlc", "op", "value", "cleared", "won", "outcome":
+    /// "won"|"overwritten"|"conflict"|"cleared", "beaten_by", "reason"}`.
+    public static func explain(
+        store: Store, collection: String?, item: String, field: String?, format: OutputFormat,
+        names: ReplicaNames = ReplicaNames(), output: Output
+    ) throws {
+        var names = names
+        if names.local == nil { names.local = store.replicaID }
+        let explanation = try explanation(store: store, collection: collection, item: item, field: field, names: names)
+        switch format {
+        case .jsonl:
+            for field in explanation.fields {
+                for write in field.writes {
+                    output.line(Rendering.jsonLine([
+                        "collection": .string(explanation.collection), "item": .string(explanation.id),
+                        "field": .string(field.name), "seq": .int(Int64(write.event.seq)),
+                        "event": Rendering.json(write.event.id), "origin": .string(write.event.id.origin.description),
+                        "hlc": Rendering.json(write.event.hlc), "op": .string("\(write.event.operation)"),
+                        "value": write.value ?? .null, "cleared": .bool(write.value == nil),
+                        "won": .bool(write.outcome == .won), "outcome": .string(write.outcome.name),
+                        "beaten_by": write.outcome.beatenBy.map(Rendering.json) ?? .null, "reason": .string(write.reason),
+                    ]))
+                }
+            }
+        case .table:
+            for (index, field) in explanation.fields.enumerated() {
+                if index > 0 { output.line() }
+                let now = field.current.map { "= \(Table.cut(Rendering.text($0), 70))" } ?? "(cleared)"
+                output.line("\(explanation.collection)/\(explanation.id) · \(field.name) \(now)")
+                var table = Table(columns: ["", "seq", "stamp (HLC)", "by", "op", "value"])
+                table.rightAligned = [1]
+                table.maxCellWidth = 48
+                for write in field.writes {
+                    table.add([
+                        write.outcome == .won ? "✔" : " ", "\(write.event.seq)", Rendering.stamp(write.event.hlc),
+                        names.label(write.event.id.origin), "\(write.event.operation)", Rendering.text(write.value),
+                    ])
+                }
+                let lines = table.render()
+                output.line("  " + lines[0])
+                output.line("  " + lines[1])
+                let indent = String(repeating: " ", count: 2 + Table.displayWidth(" ") + 2)
+                for (write, line) in zip(field.writes, lines.dropFirst(2)) {
+                    output.line("  " + line)
+                    output.line(indent + "└ " + write.reason)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import EventStore
+import Foundation
+
+extension Inspect {
+    /// What `evstore verify` found.
+    public struct Verification: Sendable {
+        /// The report.
+        public var report: VerificationReport
+        /// When another process wrote the store during the check: the head of the consistent
+        /// snapshot that was verified instead.
+        public var snapshotHead: UInt64?
+    }
+
+    /// Verifies a store (see ``EventStore/Store/verify(progress:)``), also while another process
+    /// writes it.
+    ///
+    /// A check that overlaps writes can see the projections a little ahead of the log it
+    /// rebuilt from. So when the check finds problems and the store was written meanwhile, a
+    /// consistent snapshot is copied (``EventStore/Store/backup(to:)``, one read transaction)
+    /// into a temporary directory and verified instead: its verdict is the store's at that point.
+    public static func verify(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) throws -> Verification {
+        let before = try store.statistics().lastTransactionID
+        let report = try store.verify(progress: progress)
+        guard !report.isConsistent, try store.statistics().lastTransactionID != before else {
+            return Verification(report: report, snapshotHead: nil)
+        }
+        let directory = NSTemporaryDirectory() + "evstore-verify-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try store.backup(to: directory)
+        let snapshot = try Store.open(at: directory)
+        defer { snapshot.close() }
+        return Verification(report: try snapshot.verify(progress: progress), snapshotHead: try snapshot.head())
+    }
+}

@@ -1,0 +1,176 @@
+#if ENABLE_MOCKING
+    import Foundation
+    import LMDB
+    import Testing
+
+    @testable import EventStore
+    import EventStoreTestSupport
+
+    /// Storage failures forced in the LMDB layer (debug builds): the write that hit one fails with a
+    /// storage error, the store is left exactly as it was, and the next write succeeds.
+    struct StoreFailureTests {
+        typealias F = ProjectionFixtures
+
+        /// What a failure must not change: the log, the items, the search index, the checkpoint.
+        struct Snapshot: Equatable {
+            var head: UInt64
+            var projections: [String: [[UInt8]]]
+            var meta: [String: [UInt8]]
+
+            init(_ store: Store) throws {
+                head = try store.head()
+                projections = try F.projectionBytes(store)
+                meta = Dictionary(
+                    uniqueKeysWithValues: try store.read { try $0.allMetadata() }.map { ($0.key, $0.value) })
+            }
+        }
+
+        /// Expects a storage error caused by `cause`.
+        static func expectStorageError(
+            _ cause: LMDBError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+        ) async {
+            do {
+                try await body()
+                Issue.record("expected a storage error", sourceLocation: sourceLocation)
+            } catch let error as EventStoreError {
+                #expect(error.code == .storage, "\(error)", sourceLocation: sourceLocation)
+                #expect((error.cause as? LMDBError) == cause, "\(error)", sourceLocation: sourceLocation)
+            } catch {
+                Issue.record(
+                    "expected EventStoreError(.storage) caused by \(cause), got \(type(of: error)): \(error)",
+                    sourceLocation: sourceLocation)
+            }
+        }
+
+        static func filled(_ store: Store) async throws {
+            try await store.append(
+                (0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "sync note \($0)", "tags": ["work"]]) })
+        }
+
+        @Test func aFailedCommitChangesNothingAndTheNextWriteSucceeds() async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                try await Self.filled(store)
+                let before = try Snapshot(store)
+                let environment = try Environment.open(path: store.path)
+                #expect(environment === store.environment, "the store's own environment")
+                environment._forceFailure("mdb_txn_commit", error: .ioError)
+                await Self.expectStorageError(.ioError) {
+                    try await store.append([
+                        .put("notes", id: "lost", fields: ["title": "offline"]), .delete("notes", id: "n1"),
+                    ])
+                }
+                #expect(try Snapshot(store) == before)
+                #expect(try store.search("offline", in: "notes").isEmpty)
+
+                let next = try await store.put("notes", id: "kept", fields: ["title": "offline"])
+                #expect(next.seq == before.head + 1)
+                #expect(next.id.sequence == before.head + 1, "the failed write used no origin sequence")
+                #expect(try store.search("offline", in: "notes").map(\.item.id) == ["kept"])
+                #expect(try store.item("notes", "n1") != nil)
+                #expect(try store.verify().isConsistent)
+            }
+        }
+
+        @Test(arguments: [LMDBError.noSpace, .ioError, .transactionFull])
+        func aFailedPutChangesNothing(error: LMDBError) async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                try await Self.filled(store)
+                let before = try Snapshot(store)
+                store.environment._forceFailure("mdb_put", error: error)
+                await Self.expectStorageError(error) {
+                    try await store.patch("notes", id: "n3", fields: ["title": "changed"])
+                }
+                #expect(try Snapshot(store) == before)
+                try await store.patch("notes", id: "n3", fields: ["title": "changed"])
+                #expect(try store.item("notes", "n3")?["title"] == "changed")
+            }
+        }
+
+        @Test func aFailedCommitFailsEveryWriterOfTheGroupAndNoEventIsLost() async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                try await Self.filled(store)
+                store.environment._forceFailure("mdb_txn_commit", error: .ioError)
+                let succeeded = try await withThrowingTaskGroup(of: String?.self) { group in
+                    for index in 0..<40 {
+                        group.addTask {
+                            do {
+                                try await store.put("notes", id: "c\(index)", fields: ["title": "concurrent"])
+                                return "c\(index)"
+                            } catch let error as EventStoreError where error.code == .storage {
+                                return nil
+                            } catch let error as LMDBError where error == .ioError {
+                                return nil
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: Set<String>()) { if let id = $1 { $0.insert(id) } }
+                }
+                // Exactly the writers whose commit succeeded are in the store, each once.
+                let stored = Set(try F.items(store, in: "notes").map(\.id).filter { $0.hasPrefix("c") })
+                #expect(stored == succeeded)
+                #expect(succeeded.count < 40, "at least one group failed")
+                #expect(try store.head() == UInt64(20 + succeeded.count))
+                #expect(try store.verify().isConsistent)
+            }
+        }
+
+        @Test func eventsWhoseIngestFailedAreNotTakenForDuplicatesLater() async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                let origin = ReplicaID(high: 77, low: 1)
+                let events = (1...5 as ClosedRange<UInt64>).map {
+                    F.event(
+                        origin, $0, at: HLCTimestamp(physical: F.epoch, logical: UInt16($0)), "notes", "r\($0)", .put,
+                        ["title": "remote"])
+                }
+                store.environment._forceFailure("mdb_txn_commit", error: .ioError)
+                await Self.expectStorageError(.ioError) { _ = try await store.ingest(events) }
+                #expect(try store.head() == 0)
+                let result = try await store.ingest(events)
+                #expect(result.appended.map(\.id) == events.map(\.id))
+                #expect(result.duplicates.isEmpty)
+            }
+        }
+
+        @Test func aFullMapDuringAnAppendGrowsItAndWritesEachEventOnce() async throws {
+            var configuration = F.configuration()
+            configuration.mapSize = 1 << 20
+            try await withTemporaryStore(configuration: configuration) { store async throws in
+                try await Self.filled(store)
+                store.environment._forceFailure("mdb_put", error: .mapFull)
+                let events = try await store.append(
+                    (0..<10).map { .put("notes", id: "g\($0)", fields: ["title": "grown"]) })
+                #expect(events.map(\.seq) == Array(21...30))
+                #expect(try store.head() == 30)
+                #expect(store.environment.info().mapSize > 1 << 20)
+                #expect(try store.search("grown", in: "notes", limit: 50).count == 10)
+                #expect(try store.verify().isConsistent)
+            }
+        }
+
+        @Test func aFailedRebuildKeepsTheActiveProjections() async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                try await Self.filled(store)
+                let before = try Snapshot(store)
+                let generation = try store.read { try $0.activeGeneration() }
+                store.environment._forceFailure("mdb_put", error: .ioError)
+                await #expect(throws: (any Error).self) { try await store.rebuildProjections() }
+                #expect(try store.read { try $0.activeGeneration() } == generation)
+                #expect(try Snapshot(store) == before)
+                #expect(try store.search("sync", in: "notes", limit: 50).count == 20)
+                try await store.put("notes", id: "after", fields: ["title": "sync"])
+                try await store.rebuildProjections()
+                #expect(try store.read { try $0.activeGeneration() } == 1 - generation)
+                #expect(try store.verify().isConsistent)
+            }
+        }
+
+        @Test func aFailedReadIsReportedAndTheNextReadSucceeds() async throws {
+            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+                try await Self.filled(store)
+                store.environment._forceFailure("mdb_get", error: .ioError)
+                #expect(throws: (any Error).self) { _ = try store.item("notes", "n1") }
+                #expect(try store.item("notes", "n1")?["title"] == "sync note 1")
+            }
+        }
+    }
+#endif

@@ -1,0 +1,186 @@
+import Foundation
+import LMDB
+import Testing
+
+@testable import EventStore
+import EventStoreTestSupport
+
+/// Shared data and helpers of the core suites: value samples, random item histories, an
+/// independent model of the merge rule, and snapshots of a store's state.
+enum CoreFixtures {
+    /// A moment far from the test machine's clock, so stamps never depend on it.
+    static let epoch: UInt64 = 1_800_000_000_000
+
+    /// One sample of every ``Value`` kind, with edge cases.
+    static let allValues: [String: Value] = [
+        "null": .null, "false": false, "true": true,
+        "zero": 0, "negative": -42, "int.max": .int(.max), "int.min": .int(.min),
+        "double": 3.25, "negative zero": .double(-0.0), "tiny": .double(.leastNonzeroMagnitude),
+        "huge": .double(.greatestFiniteMagnitude), "pi": .double(.pi),
+        "string": "héllo 동기화 🙂", "empty": "", "decomposed": "e\u{301}", "nul inside": "a\u{0}b",
+        "array": [1, "two", [3.5, nil], ["k": true]], "empty array": [], "empty object": [:],
+        "object": ["a": 1, "b": ["c": "d"], "한글 키": [1, 2, 3]],
+    ]
+
+    // MARK: Events
+
+    /// An event as another replica would send it.
+    static func remote(
+        _ origin: ReplicaID, _ sequence: UInt64, at hlc: HLCTimestamp, base: HLCTimestamp = .zero,
+        item: String, in collection: String = "notes", _ operation: EventOperation = .put,
+        fields: [String: Value] = [:]
+    ) -> Event {
+        Event(
+            id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection, item: item,
+            operation: operation, fields: fields)
+    }
+
+    static let words = [
+        "offline", "sync", "merge", "clock", "replica", "search", "garden", "recipe", "travel", "budget",
+        "동기화를", "오프라인에서", "메모", "회의", "여행", "일정", "검색", "정리",
+    ]
+
+    /// A random value of a random kind.
+    static func randomValue(_ random: inout SeededGenerator) -> Value {
+        switch random.next() % 8 {
+        case 0: return .null
+        case 1: return .bool(random.next() % 2 == 0)
+        case 2: return .int(Int64(bitPattern: random.next()) >> Int64(random.next() % 60))
+        case 3: return .double(Double(random.next() % 10_000) / 8)
+        case 4, 5: return .string(words[Int(random.next() % UInt64(words.count))])
+        case 6: return .array([.int(Int64(random.next() % 5)), .string(words[Int(random.next() % 4)])])
+        default: return .object(["n": .int(Int64(random.next() % 3))])
+        }
+    }
+
+    /// A random history of the items `items` of `collection`, written by `origins` replicas with
+    /// few distinct physical times (so equal clock stamps from different origins are common).
+    ///
+    /// Each origin's stamps strictly increase (logical counter), as a real clock's do.
+    static func randomHistory(
+        seed: UInt64, origins originCount: Int, events count: Int, collection: String = "notes",
+        items: [String] = ["x"], fieldNames: [String] = ["title", "content", "tags", "done", "rank"]
+    ) -> [Event] {
+        var random = SeededGenerator(seed: seed)
+        let origins = (0..<originCount).map { ReplicaID(high: seed, low: UInt64($0 + 1)) }
+        var sequences = [UInt64](repeating: 0, count: originCount)
+        var events: [Event] = []
+        for _ in 0..<count {
+            let origin = Int(random.next() % UInt64(originCount))
+            sequences[origin] += 1
+            let roll = random.next() % 10
+            let operation: EventOperation = roll < 3 ? .put : (roll < 8 ? .patch : .delete)
+            var fields: [String: Value] = [:]
+            if operation != .delete {
+                for name in fieldNames where random.next() % 3 == 0 { fields[name] = randomValue(&random) }
+                if operation == .patch && fields.isEmpty { fields[fieldNames[0]] = randomValue(&random) }
+            }
+            let hlc = HLCTimestamp(physical: epoch + random.next() % 3, logical: UInt16(sequences[origin]))
+            let base = random.next() % 2 == 0 ? HLCTimestamp.zero : HLCTimestamp(physical: epoch, logical: 0)
+            events.append(
+                Event(
+                    id: EventID(origin: origins[origin], sequence: sequences[origin]), hlc: hlc,
+                    base: min(base, hlc), collection: collection, item: items[Int(random.next() % UInt64(items.count))],
+                    operation: operation, fields: fields))
+        }
+        return events
+    }
+
+    // MARK: The merge rule, written independently of ItemState
+
+    /// The state the merge rule gives a set of events of one item: `nil` when the item does not
+    /// exist, else its fields. Duplicates (same id) count once.
+    static func expectedFields(of events: [Event]) -> [String: Value]? {
+        var unique: [EventID: Event] = [:]
+        for event in events { unique[event.id] = event }
+        let floor = unique.values.filter { $0.operation != .patch }.max { $0.stamp < $1.stamp }
+        var fields: [String: Value] = [:]
+        let names = Set(unique.values.flatMap(\.fields.keys))
+        for name in names {
+            let winner = unique.values.filter { $0.fields[name] != nil }.max { $0.stamp < $1.stamp }!
+            if let floor, winner.stamp < floor.stamp { continue }
+            fields[name] = winner.fields[name]
+        }
+        let exists = !fields.isEmpty || (floor.map { $0.operation == .put } ?? false)
+        return exists ? fields : nil
+    }
+
+    /// The expected items of a collection after `events` (any order, duplicates allowed).
+    static func expectedItems(of events: [Event], in collection: String) -> [String: [String: Value]] {
+        var byItem: [String: [Event]] = [:]
+        for event in events where event.collection == collection { byItem[event.item, default: []].append(event) }
+        return byItem.compactMapValues(expectedFields)
+    }
+
+    // MARK: Reading a store
+
+    /// Every item of a collection, through pagination.
+    static func allItems(_ store: Store, in collection: String, pageSize: Int = 1_000) throws -> [Item] {
+        try store.read { reader in
+            var items: [Item] = []
+            var page = try reader.items(in: collection, limit: pageSize)
+            items += page.items
+            while let next = page.next {
+                page = try reader.items(in: collection, after: next, limit: pageSize)
+                items += page.items
+            }
+            return items
+        }
+    }
+
+    /// The fields of every item of a collection, by id.
+    static func fieldsByID(_ store: Store, in collection: String) throws -> [String: [String: Value]] {
+        Dictionary(uniqueKeysWithValues: try allItems(store, in: collection).map { ($0.id, $0.fields) })
+    }
+
+    /// Every entry of every database of the active projection generation, by database name.
+    static func projectionDump(_ store: Store) throws -> [String: [[UInt8]]] {
+        try store.read { reader in
+            var dump: [String: [[UInt8]]] = [:]
+            for (name, database) in try reader.projection.all {
+                var entries: [[UInt8]] = []
+                try reader.tx.forEach(in: database) { key, value in
+                    entries.append(Array(key))
+                    entries.append(Array(value))
+                    return true
+                }
+                dump[name] = entries
+            }
+            return dump
+        }
+    }
+
+    /// Search results as comparable values: ids and scores, best first.
+    static func results(_ store: Store, _ query: SearchQuery) throws -> [String] {
+        try store.search(query).map { "\($0.item.id) \($0.score)" }
+    }
+
+    // MARK: Async helpers
+
+    /// Runs `body`, failing the test and cancelling it when it takes longer than `seconds`.
+    static func withTimeout<T: Sendable>(
+        seconds: Double, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            if first == nil { Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation) }
+            return first
+        }
+    }
+
+    /// The value of `task`, cancelling it and failing the test when it takes longer than `seconds`.
+    static func value<T: Sendable>(
+        of task: Task<T, any Error>, timeout seconds: Double, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> T? {
+        try await withTimeout(seconds: seconds, sourceLocation: sourceLocation) {
+            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        }
+    }
+}

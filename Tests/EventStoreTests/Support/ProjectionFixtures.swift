@@ -1,0 +1,187 @@
+import EventStoreTestSupport
+import Foundation
+import LMDB
+import Testing
+
+@testable import EventStore
+
+/// Helpers of the projection suites: event builders, seeded histories with English and Korean
+/// text, a declarative statement of the merge rule, and raw views of a store's projections.
+enum ProjectionFixtures {
+    /// A fixed moment, so stamps never depend on the machine's clock.
+    static let epoch: UInt64 = 1_800_000_000_000
+
+    /// Words for generated text: English and Korean (Korean with particles, as written).
+    static let words = [
+        "offline", "sync", "merge", "clock", "replica", "search", "garden", "recipe", "travel", "budget",
+        "meeting", "draft", "동기화를", "오프라인에서", "메모", "회의록", "여행", "일정", "검색", "정리했다",
+    ]
+    static let tags = ["work", "home", "travel", "urgent", "회의", "여행", "요리"]
+
+    // MARK: Events
+
+    /// An event as another replica would send it.
+    static func event(
+        _ origin: ReplicaID, _ sequence: UInt64, at hlc: HLCTimestamp, base: HLCTimestamp = .zero,
+        _ collection: String = "notes", _ item: String, _ operation: EventOperation, _ fields: [String: Value] = [:]
+    ) -> Event {
+        Event(
+            id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection, item: item,
+            operation: operation, fields: operation == .delete ? [:] : fields)
+    }
+
+    /// A short random text of `count` words.
+    static func text(_ random: inout SeededGenerator, words count: Int) -> String {
+        (0..<count).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " ")
+    }
+
+    /// A random field value: mostly text and tags, sometimes numbers, flags, null or nested values.
+    static func value(for field: String, _ random: inout SeededGenerator) -> Value {
+        switch field {
+        case "title": return .string(text(&random, words: 1 + Int(random.next() % 4)))
+        case "content": return .string(text(&random, words: 3 + Int(random.next() % 8)))
+        case "tags":
+            return .array(
+                (0..<Int(random.next() % 3)).map { _ in .string(tags[Int(random.next() % UInt64(tags.count))]) })
+        case "done": return random.next() % 5 == 0 ? .null : .bool(random.next() % 2 == 0)
+        default:
+            return random.next() % 3 == 0
+                ? .object(["n": .int(Int64(random.next() % 7)), "u": .double(Double(random.next() % 100) / 4)])
+                : .int(Int64(random.next() % 1_000) - 500)
+        }
+    }
+
+    static let fieldNames = ["title", "content", "tags", "done", "rank"]
+
+    /// A random history: `origins` replicas writing `count` events to `items` of `collections`.
+    ///
+    /// Physical times take only a few values, so different origins often share a clock stamp and
+    /// the origin decides; each origin's own stamps strictly increase, as a real clock's do. Event
+    /// bases are either zero (nothing seen) or an earlier stamp, never after the event.
+    static func history(
+        seed: UInt64, origins originCount: Int = 3, events count: Int = 12,
+        collections: [String] = ["notes"], items: [String] = ["x"]
+    ) -> [Event] {
+        var random = SeededGenerator(seed: seed)
+        let origins = (0..<originCount).map { ReplicaID(high: UInt64($0 + 1), low: seed) }
+        var sequences = [UInt64](repeating: 0, count: originCount)
+        var events: [Event] = []
+        for _ in 0..<count {
+            let origin = Int(random.next() % UInt64(originCount))
+            sequences[origin] += 1
+            let roll = random.next() % 10
+            let operation: EventOperation = roll < 3 ? .put : (roll < 8 ? .patch : .delete)
+            var fields: [String: Value] = [:]
+            if operation != .delete {
+                for name in fieldNames where random.next() % 5 < 2 { fields[name] = value(for: name, &random) }
+                if operation == .patch && fields.isEmpty { fields["title"] = value(for: "title", &random) }
+            }
+            let hlc = HLCTimestamp(physical: epoch + random.next() % 3, logical: UInt16(sequences[origin]))
+            let base = random.next() % 2 == 0 ? HLCTimestamp.zero : HLCTimestamp(physical: epoch, logical: 0)
+            events.append(
+                event(
+                    origins[origin], sequences[origin], at: hlc, base: min(base, hlc),
+                    collections[Int(random.next() % UInt64(collections.count))],
+                    items[Int(random.next() % UInt64(items.count))], operation, fields))
+        }
+        return events
+    }
+
+    // MARK: The merge rule, stated declaratively
+
+    /// The fields of an item after a *set* of its events, or `nil` when it does not exist.
+    ///
+    /// Stated as a whole-set rule rather than step by step: each field holds the write with the
+    /// greatest stamp among the events naming it, unless a put or delete with a greater stamp
+    /// cleared it; the item exists when a field is left or its greatest put/delete is a put.
+    static func expected(_ events: [Event]) -> [String: Value]? {
+        let unique = Dictionary(events.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }).values
+        let floor = unique.filter { $0.operation != .patch }.max { $0.stamp < $1.stamp }
+        var fields: [String: Value] = [:]
+        for name in Set(unique.flatMap(\.fields.keys)) {
+            let writer = unique.filter { $0.fields[name] != nil }.max { $0.stamp < $1.stamp }!
+            if let floor, writer.stamp < floor.stamp { continue }
+            fields[name] = writer.fields[name]
+        }
+        if fields.isEmpty && floor?.operation != .put { return nil }
+        return fields
+    }
+
+    /// The expected items of every collection after `events`: collection → id → fields.
+    static func expectedItems(_ events: [Event]) -> [String: [String: [String: Value]]] {
+        var grouped: [String: [String: [Event]]] = [:]
+        for event in events { grouped[event.collection, default: [:]][event.item, default: []].append(event) }
+        return grouped.mapValues { $0.compactMapValues(expected) }.filter { !$0.value.isEmpty }
+    }
+
+    // MARK: Stores
+
+    /// A configuration with a fixed clock near ``epoch`` and no fsync per commit (these suites
+    /// test projections, not durability).
+    static func configuration(clock: ManualClock? = nil, replica: ReplicaID? = nil) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        let clock = clock ?? ManualClock(start: epoch + 10_000)
+        configuration.physicalClock = clock.function
+        configuration.durability = .bulk
+        configuration.replicaID = replica
+        return configuration
+    }
+
+    /// Every item of a collection, page by page.
+    static func items(_ store: Store, in collection: String, pageSize: Int = 500) throws -> [Item] {
+        try store.read { reader throws in
+            var page = try reader.items(in: collection, limit: pageSize)
+            var items = page.items
+            while let next = page.next {
+                page = try reader.items(in: collection, after: next, limit: pageSize)
+                items += page.items
+            }
+            return items
+        }
+    }
+
+    /// Every existing item of the store: collection → id → fields.
+    static func state(_ store: Store) throws -> [String: [String: [String: Value]]] {
+        var state: [String: [String: [String: Value]]] = [:]
+        for collection in try store.read({ try $0.collections() }) {
+            let items = try self.items(store, in: collection)
+            if !items.isEmpty { state[collection] = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0.fields) }) }
+        }
+        return state
+    }
+
+    /// The raw entries (key, value) of one database of the active projection generation.
+    static func entries(_ store: Store, _ database: String) throws -> [[UInt8]] {
+        try store.read { reader throws in
+            guard let db = try reader.projection.all.first(where: { $0.name == database })?.database else {
+                Issue.record("no projection database \(database)")
+                return []
+            }
+            var entries: [[UInt8]] = []
+            try reader.tx.forEach(in: db) { key, value in
+                entries.append(Array(key))
+                entries.append(Array(value))
+                return true
+            }
+            return entries
+        }
+    }
+
+    /// Every database of the active projection generation, raw, by name.
+    static func projectionBytes(_ store: Store) throws -> [String: [[UInt8]]] {
+        let names = try store.read { reader in try reader.projection.all.map(\.name) }
+        return Dictionary(uniqueKeysWithValues: try names.map { ($0, try entries(store, $0)) })
+    }
+
+    /// Search results as comparable strings: id and score, best first.
+    static func hits(_ store: Store, _ query: SearchQuery) throws -> [String] {
+        try store.search(query).map { "\($0.item.collection)/\($0.item.id) \($0.score)" }
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size` (the last may be shorter).
+    func slices(of size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: Swift.max(size, 1)).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}

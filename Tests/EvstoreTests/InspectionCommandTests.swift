@@ -1,0 +1,92 @@
+import EventStore
+import EventStoreTestSupport
+import Foundation
+import Testing
+
+/// `evstore search`, `evstore stats`, and the store as `mdb_stat` (lmdb-utils) sees it.
+@Suite("evstore search and stats")
+struct InspectionCommandTests {
+    @Test("search --format jsonl: a Korean query finds the Korean item; deleted items are not found")
+    func search() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-inspect")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let korean = try await EvstoreProcess.run(["search", fixture.path, "동기화", "--format", "jsonl"])
+        #expect(korean.status == 0, "\(korean)")
+        let hits = JSONLines.objects(korean)
+        #expect(hits.count == 1, "\(korean)")
+        let hit = try #require(hits.first)
+        #expect(JSONLines.keys(hit) == ["collection", "fields", "id", "score"])
+        #expect(JSONLines.string(hit, "collection") == "notes")
+        #expect(JSONLines.string(hit, "id") == "n3")
+        #expect(((hit["score"] as? NSNumber)?.doubleValue ?? 0) > 0)
+        #expect(JSONLines.canonical(hit["fields"]) == JSONLines.canonical(fields: MixedStore.expectedItems["notes/n3"]!))
+
+        let cases: [([String], [String])] = [
+            (["milk"], ["tasks/t1"]),
+            (["mil"], ["tasks/t1"]),  // the last word also matches as a prefix
+            (["edited on"], ["notes/n1"]),
+            (["second"], []),  // n2 was deleted
+            (["hello"], []),  // n1's content was overwritten
+            (["테스트"], ["notes/n3"]),
+            (["동기화", "--collection", "tasks"], []),
+            (["note", "--tag", "회의"], []),
+            (["회의", "--tag", "회의"], ["notes/n3"]),
+        ]
+        for (arguments, expected) in cases {
+            let result = try await EvstoreProcess.run(["search", fixture.path] + arguments + ["--format", "jsonl"])
+            #expect(result.status == 0, "\(result)")
+            let found = JSONLines.objects(result).map { "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "")" }
+            #expect(found == expected, "search \(arguments)")
+        }
+        let table = try await EvstoreProcess.run(["search", fixture.path, "동기화", "--format", "table"])
+        #expect(table.status == 0, "\(table)")
+        #expect(table.stdout.contains("notes/n3") && table.stdout.contains("동기화 회의"), "\(table)")
+    }
+
+    @Test("stats --format jsonl: counts per collection, conflicts, and one line per named database")
+    func stats() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-inspect")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let result = try await EvstoreProcess.run(["stats", fixture.path, "--format", "jsonl"])
+        #expect(result.status == 0, "\(result)")
+        let lines = JSONLines.objects(result)
+        let summary = try #require(lines.first)
+        #expect(JSONLines.int(summary, "events") == 8)
+        #expect(JSONLines.int(summary, "conflicts") == 1)
+        #expect(JSONLines.canonical(summary["items"]) == #"{"notes":2,"tasks":1}"#)
+        #expect(JSONLines.int(summary, "generation") == 0)
+        #expect((JSONLines.int(summary, "page_size") ?? 0) >= 4096)
+        #expect((JSONLines.int(summary, "used_bytes") ?? 0) > 0)
+        var databases: [String: Int] = [:]
+        for line in lines.dropFirst() {
+            if let name = JSONLines.string(line, "database") { databases[name] = JSONLines.int(line, "entries") }
+        }
+        #expect(databases["events"] == 8)
+        #expect(databases["event_ids"] == 8)
+        #expect(databases["g0.items"] == 4, "three items and the deleted n2's tombstone")
+        #expect(databases["g0.conflicts"] == 1)
+        #expect(databases["meta"] != nil)
+
+        let table = try await EvstoreProcess.run(["stats", fixture.path, "--format", "table"])
+        #expect(table.status == 0, "\(table)")
+        #expect(table.lines.contains { $0.hasPrefix("events") && $0.hasSuffix(" 8") }, "\(table)")
+    }
+
+    @Test("mdb_stat -a STORE (lmdb-utils) reads the store and lists its named databases")
+    func mdbStat() async throws {
+        let tool = ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat", "/opt/homebrew/bin/mdb_stat"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        try #require(tool != nil, "mdb_stat (lmdb-utils) is installed")
+        let directory = TemporaryDirectory(prefix: "evstore-inspect")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let result = try await EvstoreProcess.run(["-a", fixture.path], executable: tool!)
+        #expect(result.status == 0, "\(result)")
+        for name in ["events", "event_ids", "meta", "g0.items", "g0.search_postings"] {
+            #expect(result.stdout.contains("Status of \(name)"), "mdb_stat lists \(name)")
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// What one run of a program printed, and how it ended.
+struct ProcessResult: Sendable, CustomStringConvertible {
+    /// The program and its arguments, for failure messages.
+    var command: [String]
+    /// The exit status (or the signal number when the program was killed).
+    var status: Int32
+    /// Everything written to standard output.
+    var stdout: String
+    /// Everything written to standard error.
+    var stderr: String
+    /// Whether the run was stopped because it took longer than its timeout.
+    var timedOut: Bool
+
+    /// The non-empty lines of standard output.
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+    /// The non-empty lines of standard error.
+    var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+    var description: String {
+        let name = command.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "?"
+        return "\(name) \(command.dropFirst().joined(separator: " ")) → status \(status)\(timedOut ? " (timed out)" : "")\n"
+            + "stdout: \(stdout.prefix(2000))\nstderr: \(stderr.prefix(2000))"
+    }
+}
+
+/// A run of the built `evstore` binary (or any other program) in a child process.
+///
+/// Standard output and standard error go to temporary files, so a chatty child can never block
+/// on a full pipe; standard input is a file too (or `/dev/null`).
+///
+/// ```swift
+/// let result = try await EvstoreProcess.run(["dump", store, "--format", "jsonl"])
+/// #expect(result.status == 0)
+/// ```
+final class EvstoreProcess: @unchecked Sendable {
+    /// The path of the `evstore` binary built with the tests.
+    static let executablePath: String = locateExecutable()
+
+    /// The child.
+    let process: Process
+    let command: [String]
+    private let stdoutPath: String
+    private let stderrPath: String
+    private let stdinPath: String?
+    private let exited: AsyncStream<Void>
+
+    /// Starts `evstore` (or `executable`) with `arguments`, feeding it `stdin` when given.
+    init(
+        _ arguments: [String], stdin: Data? = nil, executable: String = EvstoreProcess.executablePath,
+        currentDirectory: String? = nil
+    ) throws {
+        let base = NSTemporaryDirectory() + "evstore-process-" + UUID().uuidString
+        stdoutPath = base + ".out"
+        stderrPath = base + ".err"
+        command = [executable] + arguments
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        var handles = [FileHandle(forWritingAtPath: stdoutPath), FileHandle(forWritingAtPath: stderrPath)]
+        process.standardOutput = handles[0]
+        process.standardError = handles[1]
+        if let stdin {
+            let path = base + ".in"
+            _ = FileManager.default.createFile(atPath: path, contents: stdin)
+            handles.append(FileHandle(forReadingAtPath: path))
+            process.standardInput = handles[2]
+            stdinPath = path
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            stdinPath = nil
+        }
+        // The child has its own copies of the descriptors once it runs.
+        defer { for handle in handles { try? handle?.close() } }
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in continuation.finish() }
+        exited = stream
+        self.process = process
+        try process.run()
+    }
+
+    /// Whether the child is still running.
+    var isRunning: Bool { process.isRunning }
+
+    /// What the child has written to standard error so far.
+    var stderrSoFar: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// What the child has written to standard output so far.
+    var stdoutSoFar: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
+    /// Sends SIGTERM to the child.
+    func terminate() { process.terminate() }
+
+    /// Waits for the child to exit (killing it after `timeout`) and returns what it printed.
+    /// Call once.
+    func wait(timeout: Duration = .seconds(60)) async -> ProcessResult {
+        let exited = self.exited
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in exited {}
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !finished {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        let result = ProcessResult(
+            command: command, status: process.terminationStatus,
+            stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "",
+            timedOut: !finished)
+        for path in [stdoutPath, stderrPath] + (stdinPath.map { [$0] } ?? []) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        return result
+    }
+
+    /// Runs `evstore` with `arguments` to the end.
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, timeout: Duration = .seconds(60),
+        executable: String = EvstoreProcess.executablePath, currentDirectory: String? = nil
+    ) async throws -> ProcessResult {
+        try await EvstoreProcess(arguments, stdin: stdin, executable: executable, currentDirectory: currentDirectory)
+            .wait(timeout: timeout)
+    }
+
+    /// The `evstore` binary: next to the test executable (SwiftPM builds it first, as a
+    /// dependency of the test target), else in `.build/debug` of this package. The
+    /// `EVSTORE_BINARY` environment variable overrides both.
+    private static func locateExecutable() -> String {
+        let manager = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["EVSTORE_BINARY"] { return path }
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        directories.append(packageRoot.appendingPathComponent(".build/debug"))
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("evstore").path
+            if manager.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/evstore").path
+    }
+}

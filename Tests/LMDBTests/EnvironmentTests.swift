@@ -1,0 +1,216 @@
+import Foundation
+import LMDB
+import Testing
+
+/// Opening environments: directories, one instance per path, read-only mode, information,
+/// durability, copies.
+struct EnvironmentTests {
+    // MARK: Opening
+
+    @Test func openCreatesMissingDirectoriesAndAnEmptyEnvironment() throws {
+        let root = TestDirectory()
+        defer { root.remove() }
+        let path = root.appending("a/b/c")
+        let environment = try Environment.open(path: path)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(FileManager.default.fileExists(atPath: path + "/data.mdb"))
+        #expect(FileManager.default.fileExists(atPath: path + "/lock.mdb"))
+        let names = try environment.read { tx throws in try tx.count(of: try tx.openMainDatabase()) }
+        #expect(names == 0)
+    }
+
+    @Test func openingTheSamePathTwiceReturnsTheSameInstance() throws {
+        let root = TestDirectory()
+        defer { root.remove() }
+        let path = root.appending("env")
+        let first = try Environment.open(path: path)
+        #expect(try Environment.open(path: path) === first)
+        #expect(try Environment.open(path: path + "/") === first, "a trailing slash names the same directory")
+        #expect(try Environment.open(path: root.path + "/./env/../env") === first, "so do . and .. components")
+        try FileManager.default.createSymbolicLink(atPath: root.appending("link"), withDestinationPath: path)
+        #expect(try Environment.open(path: root.appending("link")) === first, "and a symbolic link to it")
+
+        // The shared instance sees writes made through the other handle at once.
+        let db = try first.write { try $0.openDatabase(named: "db", options: .create) }
+        _ = try first.write { try $0.put(bytes("v"), forKey: bytes("k"), in: db) }
+        let second = try Environment.open(path: path)
+        #expect(try second.read { try $0.value(forKey: bytes("k"), in: db) } == bytes("v"))
+        #expect(first.path == second.path && !first.path.contains(".."))
+    }
+
+    @Test func aReleasedEnvironmentCanBeOpenedAgainWithItsData() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        do {
+            let environment = try Environment.open(path: directory.path)
+            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+            _ = try environment.write { try $0.put(bytes("kept"), forKey: bytes("k"), in: db) }
+        }
+        let reopened = try Environment.open(path: directory.path)
+        let value = try reopened.read { tx throws in
+            try tx.value(forKey: bytes("k"), in: try tx.openDatabase(named: "db"))
+        }
+        #expect(value == bytes("kept"))
+    }
+
+    @Test func aFileIsNotADirectory() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let file = directory.appending("file")
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        #expect(throws: LMDBError.notDirectory) { try Environment.open(path: file) }
+        var readOnly = Environment.Configuration()
+        readOnly.readOnly = true
+        #expect(throws: LMDBError.notDirectory) { try Environment.open(path: file, configuration: readOnly) }
+    }
+
+    @Test func aForeignDataFileIsInvalid() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let garbage = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        _ = FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: garbage)
+        #expect(throws: LMDBError.invalid) { try Environment.open(path: directory.path) }
+        #expect(FileManager.default.contents(atPath: directory.appending("data.mdb")) == garbage, "left untouched")
+    }
+
+    @Test func withoutCreatingDirectoriesAMissingPathIsReported() throws {
+        let directory = TestDirectory()
+        var configuration = Environment.Configuration()
+        configuration.createsDirectory = false
+        #expect(throws: LMDBError.noSuchFile) {
+            try Environment.open(path: directory.path, configuration: configuration)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    // MARK: Read-only
+
+    @Test func aReadOnlyEnvironmentReadsButCreatesNothing() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        do {
+            let environment = try Environment.open(path: directory.path)
+            let db = try environment.write { try $0.openDatabase(named: "notes", options: .create) }
+            _ = try environment.write { try $0.put(bytes("hello"), forKey: bytes("k"), in: db) }
+        }
+        var configuration = Environment.Configuration()
+        configuration.readOnly = true
+        let environment = try Environment.open(path: directory.path, configuration: configuration)
+        #expect(environment.configuration.readOnly)
+        let db = try environment.openDatabases { tx throws in try tx.openDatabase(named: "notes") }
+        #expect(try environment.read { try $0.value(forKey: bytes("k"), in: db) } == bytes("hello"))
+        #expect(throws: LMDBError.notFound) {
+            try environment.openDatabases { tx throws in try tx.openDatabase(named: "missing") }
+        }
+        // A writable open of a path this process holds read-only is refused, not silently downgraded.
+        #expect(throws: LMDBError.incompatible) { try Environment.open(path: directory.path) }
+    }
+
+    @Test func aReadOnlyEnvironmentOfAMissingPathIsNotCreated() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        var configuration = Environment.Configuration()
+        configuration.readOnly = true
+        #expect(throws: LMDBError.noSuchFile) {
+            try Environment.open(path: directory.path, configuration: configuration)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    @Test func aWriteOnAReadOnlyEnvironmentIsAProgrammerError() async throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        do {
+            let environment = try Environment.open(path: directory.path)
+            _ = try environment.write { try $0.openDatabase(named: "notes", options: .create) }
+        }
+        let path = directory.path
+        await #expect(processExitsWith: .failure) { [path = path as String] in
+            var configuration = Environment.Configuration()
+            configuration.readOnly = true
+            let environment = try Environment.open(path: path, configuration: configuration)
+            try environment.write { tx throws in _ = try tx.openDatabase(named: "notes", options: []) }
+        }
+    }
+
+    // MARK: Information and maintenance
+
+    @Test func infoReportsTheConfiguration() throws {
+        try withEnvironment({
+            $0.mapSize = 4 << 20
+            $0.maxReaders = 77
+        }) { environment, _ in
+            let info = environment.info()
+            #expect(info.mapSize == 4 << 20)
+            #expect(info.maxReaders == 77)
+            #expect(info.pageSize >= 4096)
+            #expect(info.usedBytes >= 2 * info.pageSize)
+            #expect(environment.maxKeySize == 511)
+            #expect(Environment.libraryVersion.hasPrefix("0.9."))
+            #expect(try environment.checkReaders() == 0)
+
+            let before = environment.info().lastTransactionID
+            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+            _ = try environment.write { try $0.put([1], forKey: [1], in: db) }
+            #expect(environment.info().lastTransactionID == before + 2)
+            #expect(try environment.read { $0.id } == before + 2)
+        }
+    }
+
+    @Test func durabilityCanChangeAndBulkWritesSurviveASync() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        do {
+            var configuration = Environment.Configuration()
+            configuration.durability = .bulk
+            let environment = try Environment.open(path: directory.path, configuration: configuration)
+            #expect(environment.durability == .bulk)
+            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+            for index in 0..<100 as Range<UInt64> {
+                _ = try environment.write { try $0.put(key(index), forKey: key(index), in: db) }
+            }
+            try environment.sync()
+            try environment.setDurability(.relaxed)
+            #expect(environment.durability == .relaxed)
+            try environment.setDurability(.durable)
+            #expect(environment.durability == .durable)
+            _ = try environment.write { try $0.put(bytes("last"), forKey: key(1_000), in: db) }
+        }
+        let environment = try Environment.open(path: directory.path)
+        let count = try environment.read { tx throws in try tx.count(of: try tx.openDatabase(named: "db")) }
+        #expect(count == 101)
+        #expect(
+            [Environment.Durability.durable, .relaxed, .bulk].map(\.description) == ["durable", "relaxed", "bulk"])
+    }
+
+    @Test func aCopyIsAConsistentEnvironment() throws {
+        try withEnvironment { environment, directory in
+            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+            try environment.write { tx throws in
+                for index in 0..<500 as Range<UInt64> {
+                    try tx.put(Array(repeating: 7, count: 100), forKey: key(index), in: db)
+                }
+            }
+            try environment.write { tx throws in
+                for index in stride(from: 0, to: 500, by: 2) as StrideTo<UInt64> { try tx.delete(key(index), in: db) }
+            }
+            let destination = directory.appending("copy")
+            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+            try environment.copy(to: destination)
+            let copy = try Environment.open(path: destination)
+            #expect(copy !== environment)
+            let keys = try copy.read { tx throws -> [UInt64] in
+                var keys: [UInt64] = []
+                try tx.forEach(in: try tx.openDatabase(named: "db")) { key, _ in
+                    keys.append(number(key))
+                    return true
+                }
+                return keys
+            }
+            #expect(keys == Array(stride(from: 1, to: 500, by: 2)))
+        }
+    }
+}

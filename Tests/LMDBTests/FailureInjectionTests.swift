@@ -1,0 +1,120 @@
+#if ENABLE_MOCKING
+    import LMDB
+    import Testing
+
+    /// Forced failures of LMDB calls (debug builds): each is reported as its named error, leaves the
+    /// environment unchanged, and the next call succeeds.
+    struct FailureInjectionTests {
+        func prepared(_ environment: Environment) throws -> Database {
+            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+            _ = try environment.write { try $0.put(bytes("before"), forKey: bytes("k"), in: db) }
+            return db
+        }
+
+        func value(_ environment: Environment, _ db: Database) throws -> [UInt8]? {
+            try environment.read { try $0.value(forKey: bytes("k"), in: db) }
+        }
+
+        @Test func aFailedCommitWritesNothingAndTheNextWriteSucceeds() throws {
+            try withEnvironment { environment, _ in
+                let db = try prepared(environment)
+                let transactions = environment.info().lastTransactionID
+                environment._forceFailure("mdb_txn_commit", error: .ioError)
+                #expect(throws: LMDBError.ioError) {
+                    try environment.write { tx throws in
+                        try tx.put(bytes("during"), forKey: bytes("k"), in: db)
+                        try tx.put(bytes("new"), forKey: bytes("n"), in: db)
+                    }
+                }
+                #expect(try value(environment, db) == bytes("before"))
+                #expect(try environment.read { try $0.count(of: db) } == 1)
+                #expect(environment.info().lastTransactionID == transactions)
+                _ = try environment.write { try $0.put(bytes("after"), forKey: bytes("k"), in: db) }
+                #expect(try value(environment, db) == bytes("after"))
+            }
+        }
+
+        @Test(arguments: [LMDBError.ioError, .noSpace, .transactionFull, .badValueSize])
+        func aFailedPutAbortsTheTransaction(error: LMDBError) throws {
+            try withEnvironment { environment, _ in
+                let db = try prepared(environment)
+                environment._forceFailure("mdb_put", error: error)
+                #expect(throws: error) {
+                    try environment.write { tx throws in
+                        try tx.put(bytes("during"), forKey: bytes("k"), in: db)
+                    }
+                }
+                #expect(try value(environment, db) == bytes("before"))
+                _ = try environment.write { try $0.put(bytes("after"), forKey: bytes("k"), in: db) }
+                #expect(try value(environment, db) == bytes("after"))
+            }
+        }
+
+        @Test func failuresAreCountedAndThenStop() throws {
+            try withEnvironment { environment, _ in
+                let db = try prepared(environment)
+                environment._forceFailure("mdb_get", error: .ioError, times: 2)
+                #expect(throws: LMDBError.ioError) { try value(environment, db) }
+                #expect(throws: LMDBError.ioError) { try value(environment, db) }
+                #expect(try value(environment, db) == bytes("before"))
+            }
+        }
+
+        @Test func aFailedBeginFailsReadsAndWrites() throws {
+            try withEnvironment { environment, _ in
+                let db = try prepared(environment)
+                environment._forceFailure("mdb_txn_begin", error: .readersFull)
+                #expect(throws: LMDBError.readersFull) { try value(environment, db) }
+                environment._forceFailure("mdb_txn_begin", error: .ioError)
+                #expect(throws: LMDBError.ioError) {
+                    try environment.write { try $0.put([1], forKey: bytes("k"), in: db) }
+                }
+                #expect(try value(environment, db) == bytes("before"))
+            }
+        }
+
+        @Test func aFailedCursorPutIsReported() throws {
+            try withEnvironment { environment, _ in
+                let db = try prepared(environment)
+                environment._forceFailure("mdb_cursor_put", error: .ioError)
+                #expect(throws: LMDBError.ioError) {
+                    try environment.write { tx throws in
+                        try tx.withWriteCursor(on: db) { cursor throws in
+                            try bytes("z").withUnsafeBytes { k throws in
+                                try [1].withUnsafeBytes { v throws in _ = try cursor.put(v, forKey: k) }
+                            }
+                        }
+                    }
+                }
+                #expect(try environment.read { try $0.count(of: db) } == 1)
+            }
+        }
+
+        @Test func aForcedMapFullGrowsTheMapAndRetries() throws {
+            try withEnvironment({ $0.mapSize = 1 << 20 }) { environment, _ in
+                let db = try prepared(environment)
+                environment._forceFailure("mdb_put", error: .mapFull)
+                var attempts = 0
+                try environment.write { tx throws in
+                    attempts += 1
+                    try tx.put(bytes("grown"), forKey: bytes("k"), in: db)
+                }
+                #expect(attempts == 2)
+                #expect(environment.info().mapSize > 1 << 20)
+                #expect(try value(environment, db) == bytes("grown"))
+            }
+        }
+
+        @Test func failuresAreForcedPerEnvironment() throws {
+            try withEnvironment { first, _ in
+                try withEnvironment { second, _ in
+                    let a = try prepared(first)
+                    let b = try prepared(second)
+                    first._forceFailure("mdb_get", error: .ioError)
+                    #expect(try value(second, b) == bytes("before"), "another environment is not affected")
+                    #expect(throws: LMDBError.ioError) { try value(first, a) }
+                }
+            }
+        }
+    }
+#endif

@@ -1,0 +1,309 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Synchronization
+import Testing
+
+/// A transport that misbehaves on purpose, driven by a seeded generator: requests or responses
+/// lost, requests delivered twice, pull pages cut short (a smaller page, or a page whose tail
+/// was cut off in transit).
+final class ChaosTransport: SyncTransport, @unchecked Sendable {
+    struct Injected: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let base: any SyncTransport
+    private let state: Mutex<(generator: SeededGenerator, enabled: Bool, faults: [String: Int])>
+
+    init(_ base: any SyncTransport, seed: UInt64) {
+        self.base = base
+        state = Mutex((SeededGenerator(seed: seed), true, [:]))
+    }
+
+    var remoteIdentifier: String { base.remoteIdentifier }
+
+    var enabled: Bool {
+        get { state.withLock { $0.enabled } }
+        set { state.withLock { $0.enabled = newValue } }
+    }
+
+    var faults: [String: Int] { state.withLock { $0.faults } }
+
+    /// Picks a fault for the next call: nil most of the time.
+    private func pick(_ options: [String]) -> String? {
+        state.withLock { state in
+            guard state.enabled, Int.random(in: 0..<100, using: &state.generator) < 30 else { return nil }
+            let fault = options[Int.random(in: 0..<options.count, using: &state.generator)]
+            state.faults[fault, default: 0] += 1
+            return fault
+        }
+    }
+
+    private func randomInt(_ range: Range<Int>) -> Int {
+        state.withLock { Int.random(in: range, using: &$0.generator) }
+    }
+
+    func info(check: ContinuityCheck?) async throws -> RemoteInfo {
+        switch pick(["drop-request", "drop-response", "duplicate"]) {
+        case "drop-request": throw SyncError(.transport, "injected: info request lost", cause: Injected(description: "info"))
+        case "drop-response":
+            _ = try await base.info(check: check)
+            throw SyncError(.transport, "injected: info response lost", cause: Injected(description: "info"))
+        case "duplicate":
+            _ = try? await base.info(check: check)
+            return try await base.info(check: check)
+        default: return try await base.info(check: check)
+        }
+    }
+
+    func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+        switch pick(["drop-request", "drop-response", "duplicate"]) {
+        case "drop-request": throw SyncError(.transport, "injected: push request lost", cause: Injected(description: "push"))
+        case "drop-response":
+            _ = try await base.push(request, check: check)
+            throw SyncError(.transport, "injected: push response lost", cause: Injected(description: "push"))
+        case "duplicate":
+            _ = try? await base.push(request, check: check)
+            return try await base.push(request, check: check)
+        default: return try await base.push(request, check: check)
+        }
+    }
+
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        switch pick(["drop-request", "drop-response", "duplicate", "small-page", "cut-page"]) {
+        case "drop-request": throw SyncError(.transport, "injected: pull request lost", cause: Injected(description: "pull"))
+        case "drop-response":
+            _ = try await base.pull(after: after, limit: limit, check: check)
+            throw SyncError(.transport, "injected: pull response lost", cause: Injected(description: "pull"))
+        case "duplicate":
+            _ = try? await base.pull(after: after, limit: limit, check: check)
+            return try await base.pull(after: after, limit: limit, check: check)
+        case "small-page":
+            return try await base.pull(after: after, limit: randomInt(1..<max(2, limit)), check: check)
+        case "cut-page":
+            // The tail of the page is lost in transit; `next`, `head` and checksum still describe
+            // the whole page. The client must notice (checksum) instead of skipping events.
+            var page = try await base.pull(after: after, limit: limit, check: check)
+            if page.events.count > 1 { page.events.removeLast(randomInt(1..<page.events.count)) }
+            return page
+        default: return try await base.pull(after: after, limit: limit, check: check)
+        }
+    }
+}
+
+/// A seeded simulation of replicas syncing through an unreliable network with a server that may
+/// be restored from an older copy. Every run ends converged, with no acknowledged write lost.
+@Suite("Sync simulation", .serialized)
+struct SyncSimulationTests {
+    static let start: UInt64 = 1_800_000_000_000
+
+    struct Outcome {
+        var events = 0
+        var syncs = 0
+        var failedSyncs = 0
+        var restores = 0
+        var refusedSkew = 0
+        var faults: [String: Int] = [:]
+    }
+
+    static func makeService(path: String, clock: ManualClock) throws -> SyncService {
+        var configuration = SyncService.Configuration(dataDirectory: path)
+        configuration.storeConfiguration.durability = .bulk
+        configuration.storeConfiguration.physicalClock = clock.function
+        return try SyncService(configuration: configuration)
+    }
+
+    /// One simulation run. Throws (or records issues) on a violated invariant.
+    static func simulate(seed: UInt64) async throws -> Outcome {
+        var generator = SeededGenerator(seed: seed)
+        var outcome = Outcome()
+        let directory = TemporaryDirectory(prefix: "sim-\(seed)")
+        defer { directory.remove() }
+        let serverPath = directory.appending("server")
+        let backupPath = directory.appending("backup")
+        let serverClock = ManualClock(start: start)
+        var service = try makeService(path: serverPath, clock: serverClock)
+
+        let replicaCount = Int.random(in: 2...4, using: &generator)
+        // Clock skew: within the 60 s bound for most replicas; beyond it for one in some runs.
+        let beyondBound = Int.random(in: 0..<4, using: &generator) == 0
+        var clocks: [ManualClock] = []
+        var stores: [Store] = []
+        for index in 0..<replicaCount {
+            var skew = Int64.random(in: -30_000...30_000, using: &generator)
+            if beyondBound && index == replicaCount - 1 { skew = 120_000 }
+            let clock = ManualClock(start: UInt64(Int64(start) + skew))
+            var configuration = Store.Configuration()
+            configuration.durability = .bulk
+            configuration.physicalClock = clock.function
+            clocks.append(clock)
+            stores.append(try Store.open(at: directory.appending("replica-\(index)"), configuration: configuration))
+        }
+        defer { for store in stores { store.close() } }
+
+        var acknowledged: Set<EventID> = []
+        var chaos: [ChaosTransport] = []
+        func makeSynchronizers() -> [Synchronizer] {
+            chaos = (0..<replicaCount).map { index in
+                ChaosTransport(InProcessTransport(service: service, storeName: "shared"), seed: seed &* 31 &+ UInt64(index) &+ UInt64(outcome.restores) << 32)
+            }
+            var configuration = Synchronizer.Configuration()
+            configuration.pushPageSize = 7
+            configuration.pullPageSize = 9
+            return (0..<replicaCount).map { index in
+                Synchronizer(store: stores[index], transport: chaos[index], remoteName: "server", configuration: configuration)
+            }
+        }
+        var synchronizers = makeSynchronizers()
+        var backedUp = false
+        let words = ["alpha", "beta", "gamma", "delta", "동기화", "kiwi"]
+
+        let steps = Int.random(in: 20...60, using: &generator)
+        for _ in 0..<steps {
+            let action = Int.random(in: 0..<100, using: &generator)
+            let replica = Int.random(in: 0..<replicaCount, using: &generator)
+            switch action {
+            case 0..<45:
+                var changes: [Change] = []
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let item = "n\(Int.random(in: 0..<8, using: &generator))"
+                    let word = words[Int.random(in: 0..<words.count, using: &generator)]
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0: changes.append(.delete("notes", id: item))
+                    case 1...4:
+                        changes.append(.patch("notes", id: item, fields: ["rank": .int(Int64.random(in: 0..<100, using: &generator))]))
+                    default:
+                        changes.append(.put("notes", id: item, fields: ["title": .string("\(word) \(item)"), "tags": .array([.string(word)])]))
+                    }
+                }
+                let events = try await stores[replica].append(changes)
+                acknowledged.formUnion(events.map(\.id))
+                outcome.events += events.count
+            case 45..<85:
+                outcome.syncs += 1
+                do {
+                    try await synchronizers[replica].sync()
+                } catch let error as SyncError {
+                    outcome.failedSyncs += 1
+                    if error.code == .clockSkew { outcome.refusedSkew += 1 }
+                }
+            case 85..<93:
+                let delta = Int64.random(in: 1...5_000, using: &generator)
+                serverClock.advance(by: delta)
+                for clock in clocks { clock.advance(by: delta) }
+            default:
+                // Back up the server (stopped), or later restore that older copy.
+                service.close()
+                if !backedUp {
+                    try? FileManager.default.removeItem(atPath: backupPath)
+                    if FileManager.default.fileExists(atPath: serverPath) {
+                        try FileManager.default.copyItem(atPath: serverPath, toPath: backupPath)
+                        backedUp = true
+                    }
+                } else {
+                    try FileManager.default.removeItem(atPath: serverPath)
+                    try FileManager.default.copyItem(atPath: backupPath, toPath: serverPath)
+                    outcome.restores += 1
+                    backedUp = false
+                }
+                service = try makeService(path: serverPath, clock: serverClock)
+                synchronizers = makeSynchronizers()
+            }
+        }
+        for transport in chaos { outcome.faults.merge(transport.faults, uniquingKeysWith: +) }
+
+        // A replica beyond the skew bound: its refused events are still in its log, pending.
+        if beyondBound {
+            let last = replicaCount - 1
+            let ids = Set(try allEvents(of: stores[last]).map(\.id))
+            #expect(acknowledged.filter { $0.origin == stores[last].replicaID }.isSubset(of: ids), "seed \(seed): skewed replica lost its own writes")
+            // Time passes: the server's clock catches up with the skewed replica.
+            serverClock.advance(by: 180_000)
+            for clock in clocks { clock.advance(by: 180_000) }
+        }
+
+        // Heal the network and sync until quiet: two full rounds in which nobody moves anything.
+        for transport in chaos { transport.enabled = false }
+        var quietRounds = 0
+        var rounds = 0
+        while quietRounds < 2 && rounds < 20 {
+            rounds += 1
+            var moved = 0
+            for (index, synchronizer) in synchronizers.enumerated() {
+                let report: SyncReport
+                do {
+                    report = try await synchronizer.sync()
+                } catch {
+                    throw SyncError(
+                        .local, "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
+                            + "server stores \(service.storeNames()), restores \(outcome.restores)) failed: \(error)")
+                }
+                moved += report.pushed + report.pulled
+            }
+            quietRounds = moved == 0 ? quietRounds + 1 : 0
+        }
+        #expect(quietRounds == 2, "seed \(seed): sync never settled")
+
+        if acknowledged.isEmpty && !service.storeNames().contains("shared") {
+            // Nobody wrote anything, so no store was ever created on the server.
+            for store in stores { #expect(try allEvents(of: store).isEmpty) }
+            service.close()
+            return outcome
+        }
+        let server = try await service.store(named: "shared")
+        let serverIDs = Set(try allEvents(of: server).map(\.id))
+        let serverSnapshot = try StoreSnapshot(server)
+        #expect(acknowledged.isSubset(of: serverIDs), "seed \(seed): \(acknowledged.subtracting(serverIDs).count) acknowledged writes missing on the server")
+        for (index, store) in stores.enumerated() {
+            let events = try allEvents(of: store)
+            let ids = Set(events.map(\.id))
+            #expect(ids.count == events.count, "seed \(seed): replica \(index) holds duplicate events")
+            #expect(ids == serverIDs, "seed \(seed): replica \(index) has \(ids.count) events, server \(serverIDs.count)")
+            let snapshot = try StoreSnapshot(store)
+            #expect(snapshot == serverSnapshot, "seed \(seed): replica \(index) diverged from the server")
+            #expect(try synchronizers[index].pendingCount() == 0, "seed \(seed): replica \(index) still has pending events")
+        }
+        service.close()
+        return outcome
+    }
+
+    @Test("seeded simulation: lossy, duplicating, cut network; clock skew; server restored from an older copy")
+    func simulation() async throws {
+        let seeds: [UInt64]
+        if let seed = Reliability.fixedSeed {
+            seeds = [seed]
+        } else {
+            seeds = Array(1...UInt64(Reliability.count(ci: 200, long: 5000)))
+        }
+        var total = Outcome()
+        var knownStuck: [UInt64] = []
+        let started = ContinuousClock.now
+        for seed in seeds {
+            do {
+                let outcome = try await SyncSimulationTests.simulate(seed: seed)
+                total.events += outcome.events
+                total.syncs += outcome.syncs
+                total.failedSyncs += outcome.failedSyncs
+                total.restores += outcome.restores
+                total.refusedSkew += outcome.refusedSkew
+                total.faults.merge(outcome.faults, uniquingKeysWith: +)
+            } catch where "\(error)".contains("store-not-found") {
+                // Known bug: when the server is restored from a copy taken before the store
+                // existed, clients whose cursor says "all pushed" get store-not-found forever
+                // instead of treating it as a new epoch and re-pushing. Remove once fixed.
+                knownStuck.append(seed)
+                withKnownIssue("a server restored to before the store existed leaves clients stuck") {
+                    Issue.record("seed \(seed): \(error)")
+                }
+            } catch {
+                Issue.record("seed \(seed) failed (re-run with EVENTSTORE_SEED=\(seed)): \(error)")
+                break
+            }
+        }
+        print(
+            "sync simulation: \(seeds.count) seeds in \(ContinuousClock.now - started), \(total.events) local events, "
+                + "\(total.syncs) syncs (\(total.failedSyncs) failed under faults, \(total.refusedSkew) refused for skew), "
+                + "\(total.restores) server restores, \(knownStuck.count) seeds stuck on the known store-not-found bug \(knownStuck.prefix(10)), faults \(total.faults.sorted { $0.key < $1.key })")
+    }
+}

@@ -60,7 +60,10 @@ public class Cursor {
     /// The entry at the current position.
     public func current() throws -> CursorEntry? { try get(MDB_GET_CURRENT) }
     /// Moves to the first entry whose key is greater than or equal to `key`.
-    public func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_RANGE, key: key) }
+    /// An empty key (which LMDB refuses) moves to the first entry, the least key of all.
+    public func seek(atLeast key: UnsafeRawBufferPointer) throws -> CursorEntry? {
+        key.isEmpty ? try first() : try get(MDB_SET_RANGE, key: key)
+    }
     /// Moves to the entry whose key equals `key`.
     public func seek(exactly key: UnsafeRawBufferPointer) throws -> CursorEntry? { try get(MDB_SET_KEY, key: key) }
     /// Moves to the first entry whose key is greater than or equal to `key`.

@@ -99,8 +99,18 @@ struct SyncRoutes: Sendable {
         return store
     }
 
-    /// Collects the body, refusing more than the limit (413) before reading it all.
+    /// Collects the body, refusing anything but `application/json` (415) and more than the limit
+    /// (413) before reading it all.
     private func readBody(_ request: Request) async throws -> [UInt8] {
+        let declared = request.headers[.contentType] ?? ""
+        let mediaType = declared.split(separator: ";", maxSplits: 1).first.map {
+            String($0.filter { $0 != " " && $0 != "\t" }).lowercased()
+        }
+        guard mediaType == "application/json" else {
+            throw SyncError(
+                .unsupportedMediaType,
+                declared.isEmpty ? "a push needs Content-Type: application/json" : "Content-Type \(declared) is not application/json")
+        }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxRequestBytes {
             throw SyncError(.payloadTooLarge, "request body of \(length) bytes (limit \(limits.maxRequestBytes))")
         }

@@ -162,29 +162,19 @@ struct HostileClientTests {
         }
     }
 
-    @Test("wrong content type → 415 (or 4xx), nothing stored")
+    @Test("wrong or missing content type → 415, nothing stored")
     func wrongContentType() async throws {
         try await HostileClientTests.withSetup { setup in
-            // Known bug: POST /v1/stores/{store}/events ignores Content-Type and stores the body
-            // (HTTP 200). Remove `withKnownIssue` once SyncRoutes answers 415.
-            await withKnownIssue("the server ignores Content-Type on push") {
-                try await setup.expectRefused("text/plain", body: setup.validBody, contentType: "text/plain")
-            }
-            let after = try await setup.heads()
-            await withKnownIssue("the server ignores Content-Type on push") {
-                // A fresh batch each time, so that an accepted body shows as a head change.
-                let events = try await setup.client.append([.put("notes", id: "ct1", fields: ["title": "form"])])
-                try await setup.expectRefused(
-                    "form", body: PushRequest(replica: setup.client.replicaID, events: events).jsonBytes(),
-                    contentType: "application/x-www-form-urlencoded")
-            }
-            await withKnownIssue("the server ignores Content-Type on push") {
-                let events = try await setup.client.append([.put("notes", id: "ct2", fields: ["title": "none"])])
-                try await setup.expectRefused(
-                    "no content type", body: PushRequest(replica: setup.client.replicaID, events: events).jsonBytes(),
-                    contentType: nil)
-            }
-            _ = after
+            try await setup.expectRefused("text/plain", body: setup.validBody, contentType: "text/plain", status: 415)
+            // A fresh batch each time, so that an accepted body would show as a head change.
+            var events = try await setup.client.append([.put("notes", id: "ct1", fields: ["title": "form"])])
+            try await setup.expectRefused(
+                "form", body: PushRequest(replica: setup.client.replicaID, events: events).jsonBytes(),
+                contentType: "application/x-www-form-urlencoded", status: 415)
+            events = try await setup.client.append([.put("notes", id: "ct2", fields: ["title": "none"])])
+            try await setup.expectRefused(
+                "no content type", body: PushRequest(replica: setup.client.replicaID, events: events).jsonBytes(),
+                contentType: nil, status: 415)
         }
     }
 

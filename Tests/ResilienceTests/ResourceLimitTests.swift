@@ -153,11 +153,8 @@ struct ResourceLimitTests {
         let error = try #require(failure, "4 MiB filled without an error")
         let (code, text) = ResourceLimitTests.describe(error)
         print("disk full after \(acknowledged) events: \(code): \(text)")
-        // Known bug: a failed write (ENOSPC, surfacing from liblmdb as EIO on a short write) reaches
-        // the caller as a raw LMDBError. Remove `withKnownIssue` once the writer wraps it.
-        withKnownIssue("write failures are not wrapped in EventStoreError(.storage)") {
-            #expect((error as? EventStoreError)?.code == .storage, "expected EventStoreError(.storage), got \(code): \(text)")
-        }
+        // ENOSPC (from liblmdb often EIO, on a short write) reaches the caller as `.storage`.
+        #expect((error as? EventStoreError)?.code == .storage, "expected EventStoreError(.storage), got \(code): \(text)")
         // Reopen on the full disk: every acknowledged event is there and the projections verify.
         try withStore(at: path) { store in
             #expect(try store.head() == UInt64(acknowledged))

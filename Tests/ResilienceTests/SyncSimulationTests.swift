@@ -277,7 +277,6 @@ struct SyncSimulationTests {
             seeds = Array(1...UInt64(Reliability.count(ci: 200, long: 5000)))
         }
         var total = Outcome()
-        var knownStuck: [UInt64] = []
         let started = ContinuousClock.now
         for seed in seeds {
             do {
@@ -288,14 +287,6 @@ struct SyncSimulationTests {
                 total.restores += outcome.restores
                 total.refusedSkew += outcome.refusedSkew
                 total.faults.merge(outcome.faults, uniquingKeysWith: +)
-            } catch where "\(error)".contains("store-not-found") {
-                // Known bug: when the server is restored from a copy taken before the store
-                // existed, clients whose cursor says "all pushed" get store-not-found forever
-                // instead of treating it as a new epoch and re-pushing. Remove once fixed.
-                knownStuck.append(seed)
-                withKnownIssue("a server restored to before the store existed leaves clients stuck") {
-                    Issue.record("seed \(seed): \(error)")
-                }
             } catch {
                 Issue.record("seed \(seed) failed (re-run with EVENTSTORE_SEED=\(seed)): \(error)")
                 break
@@ -304,6 +295,6 @@ struct SyncSimulationTests {
         print(
             "sync simulation: \(seeds.count) seeds in \(ContinuousClock.now - started), \(total.events) local events, "
                 + "\(total.syncs) syncs (\(total.failedSyncs) failed under faults, \(total.refusedSkew) refused for skew), "
-                + "\(total.restores) server restores, \(knownStuck.count) seeds stuck on the known store-not-found bug \(knownStuck.prefix(10)), faults \(total.faults.sorted { $0.key < $1.key })")
+                + "\(total.restores) server restores, faults \(total.faults.sorted { $0.key < $1.key })")
     }
 }

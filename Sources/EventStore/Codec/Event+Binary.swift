@@ -64,6 +64,12 @@ extension Event {
         let item = try reader.readString()
         let fields = try reader.readFields()
         guard reader.isAtEnd else { throw ByteReader.corrupt("event (trailing bytes)") }
+        do {
+            try Validation.collection(collection)
+            try Validation.item(item)
+        } catch let error as EventStoreError {
+            throw EventStoreError(.corrupt, "stored event holds an invalid name: \(error.message)")
+        }
         self.init(
             seq: seq, id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection,
             item: item, operation: operation, fields: fields, schema: UInt16(schema))

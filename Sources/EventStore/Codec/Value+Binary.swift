@@ -67,7 +67,10 @@ extension ByteReader {
         case .int:
             let raw = try readVarint()
             return .int(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))))
-        case .double: return .double(Double(bitPattern: try readUInt64()))
+        case .double:
+            let number = Double(bitPattern: try readUInt64())
+            guard number.isFinite else { throw ByteReader.corrupt("value (a non-finite double)") }
+            return .double(number)
         case .string: return .string(try readString())
         case .array:
             let count = try readCount()

@@ -30,14 +30,32 @@ public struct HLCTimestamp: RawRepresentable, Sendable, Hashable, Comparable, Cu
     /// The physical part as a date.
     public var date: Date { Date(timeIntervalSince1970: Double(physical) / 1000) }
 
-    /// ISO 8601 time with milliseconds, then `+logical`.
+    /// ISO 8601 time in UTC with milliseconds, then `+logical`: `2023-11-14T22:13:20.000Z+3`.
     public var description: String {
-        let seconds = Double(physical) / 1000
-        var iso = Date(timeIntervalSince1970: seconds).formatted(
-            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-                .timeSeparator(.colon))
-        if !iso.hasSuffix("Z") { iso += "Z" }
-        return iso + "+\(logical)"
+        let milliseconds = physical % 1000
+        let seconds = physical / 1000
+        let days = Int64(seconds / 86_400)
+        let secondOfDay = seconds % 86_400
+        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        func pad(_ value: some BinaryInteger, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(milliseconds, 3))Z+\(logical)"
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (days from civil, inverted).
+    static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = daysSince1970 + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Orders by the raw value.

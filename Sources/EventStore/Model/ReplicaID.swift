@@ -20,13 +20,24 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
         return ReplicaID(high: generator.next(), low: generator.next())
     }
 
-    /// Parses 32 hex digits.
+    /// Parses 32 hex digits (either case); anything else, signs included, is refused.
     public init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 32, let high = UInt64(hex.prefix(16), radix: 16),
-            let low = UInt64(hex.suffix(16), radix: 16)
-        else { return nil }
-        self.init(high: high, low: low)
+        var halves: (high: UInt64, low: UInt64) = (0, 0)
+        var count = 0
+        for byte in hex.utf8 {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            guard count < 32 else { return nil }
+            if count < 16 { halves.high = halves.high << 4 | UInt64(digit) } else { halves.low = halves.low << 4 | UInt64(digit) }
+            count += 1
+        }
+        guard count == 32 else { return nil }
+        self.init(high: halves.high, low: halves.low)
     }
 
     /// 32 lowercase hex digits.

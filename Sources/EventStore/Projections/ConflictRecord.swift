@@ -64,7 +64,7 @@ extension ConflictRecord {
             let origin = try reader.readReplicaID()
             let sequence = try reader.readVarint()
             let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
-            let value = try reader.readByte() == 1 ? try reader.readValue() : nil
+            let value: Value? = try reader.readByte() == 1 ? try reader.readValue() : Value?.none
             writes.append(FieldWrite(event: EventID(origin: origin, sequence: sequence), hlc: hlc, value: value))
         }
         self.init(collection: collection, item: item, field: field, seq: seq, winner: writes[0], loser: writes[1])

@@ -85,7 +85,7 @@ final class ProjectionWriter {
 
 extension FieldWrite {
     init(field: ItemState.Field, cleared: Bool) {
-        self.init(event: field.eventID, hlc: field.stamp.hlc, value: cleared ? nil : field.value)
+        self.init(event: field.eventID, hlc: field.stamp.hlc, value: cleared ? Value?.none : Value?.some(field.value))
     }
 }
 

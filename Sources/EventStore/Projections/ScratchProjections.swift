@@ -29,18 +29,39 @@ final class ScratchProjections {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Applies the store's events `1...through` that pass `include`, in log order.
+    /// Applies the store's events `1...through` that pass `include`, in log order, reading one
+    /// snapshot per chunk.
     func build(
         from store: Store, through: UInt64, include: @escaping (Event) -> Bool = { _ in true },
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws {
+        try build(from: store, through: through, include: include, progress: progress) { body in
+            try store.read { try body($0) }
+        }
+    }
+
+    /// ``build(from:through:include:progress:)`` reading every chunk from one snapshot.
+    func build(
+        from store: Store, snapshot: StoreReader, through: UInt64, progress: (@Sendable (Store.Progress) -> Void)?
+    ) throws {
+        try build(from: store, through: through, include: { _ in true }, progress: progress) { try $0(snapshot) }
+    }
+
+    private func build(
+        from store: Store, through: UInt64, include: @escaping (Event) -> Bool,
+        progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
+    ) throws {
         var applied: UInt64 = 0
-        while applied < through {
-            let end = try store.read { reader in
+        repeat {
+            let end = try source { reader in
                 try environment.write { tx in
-                    let end = try store.replayChunk(
-                        from: applied + 1, into: projector, tx: tx, limit: min(Store.rebuildChunk, through - applied),
-                        source: reader.tx, include: include)
+                    let end =
+                        applied < through
+                        ? try store.replayChunk(
+                            from: applied + 1, into: projector, tx: tx, limit: min(Store.rebuildChunk, through - applied),
+                            source: reader.tx, include: include)
+                        : applied
+                    // The checkpoint is written even for an empty log, as a live store writes it.
                     try projector.checkpoint(through: end, tx: tx)
                     return end
                 }
@@ -48,6 +69,6 @@ final class ScratchProjections {
             if end <= applied { break }
             applied = end
             progress?(Store.Progress(processed: applied, total: through))
-        }
+        } while applied < through
     }
 }

@@ -6,8 +6,9 @@ extension Store {
     ///
     /// Log: seqs are dense from 1, every event decodes, every event id maps to its seq.
     /// Projections: rebuilt into a scratch environment and compared entry by entry with the
-    /// live ones. Runs alongside writers (it reads one snapshot per chunk; a store written during
-    /// verification may report the newest events as missing).
+    /// live ones. Everything is read from one snapshot, so it runs alongside writers without
+    /// false reports (the snapshot's pages stay allocated until it finishes). A log that fails
+    /// its checks is not replayed: the report names its problems instead.
     ///
     /// ```swift
     /// let report = try store.verify()
@@ -15,11 +16,17 @@ extension Store {
     /// ```
     public func verify(progress: (@Sendable (Progress) -> Void)? = nil) throws -> VerificationReport {
         var report = VerificationReport()
-        let head = try self.head()
-        try checkLog(through: head, into: &report)
-        let scratch = try ScratchProjections(configuration: configuration)
-        try scratch.build(from: self, through: head, progress: progress)
         try read { reader in
+            let head = try reader.head()
+            try checkLog(reader, into: &report)
+            guard report.isConsistent else {
+                report.record(.init(
+                    kind: "not-compared", database: "*", key: "*",
+                    detail: "projections were not compared: the log failed its checks"))
+                return
+            }
+            let scratch = try ScratchProjections(configuration: configuration)
+            try scratch.build(from: self, snapshot: reader, through: head, progress: progress)
             let live = try reader.projection
             try scratch.environment.read { rebuilt in
                 // Version keys of projections this process did not register (a server's, say) are
@@ -38,38 +45,36 @@ extension Store {
         return report
     }
 
-    private func checkLog(through head: UInt64, into report: inout VerificationReport) throws {
+    private func checkLog(_ reader: StoreReader, into report: inout VerificationReport) throws {
         var expected: UInt64 = 1
-        try read { reader in
-            try reader.tx.forEach(in: schema.events) { key, value in
-                guard let seq = try? Keys.seq(from: key) else {
-                    report.record(.init(kind: "bad-key", database: "events", key: hex(key), detail: "key is not 8 bytes"))
-                    return true
-                }
-                if seq != expected {
-                    report.record(.init(kind: "log-gap", database: "events", key: "\(seq)", detail: "expected seq \(expected)"))
-                }
-                expected = seq + 1
-                report.eventsChecked += 1
-                do {
-                    let event = try Event(decoding: value, seq: seq)
-                    let mapped = try reader.seq(of: event.id)
-                    if mapped != seq {
-                        report.record(.init(
-                            kind: "event-id-mismatch", database: "event_ids", key: "\(event.id)",
-                            detail: "maps to \(mapped.map(String.init) ?? "nothing"), event is at \(seq)"))
-                    }
-                } catch {
-                    report.record(.init(kind: "undecodable-event", database: "events", key: "\(seq)", detail: "\(error)"))
-                }
+        try reader.tx.forEach(in: schema.events) { key, value in
+            guard let seq = try? Keys.seq(from: key) else {
+                report.record(.init(kind: "bad-key", database: "events", key: hex(key), detail: "key is not 8 bytes"))
                 return true
             }
-            let ids = try reader.tx.count(of: schema.eventIDs)
-            if UInt64(ids) != report.eventsChecked {
-                report.record(.init(
-                    kind: "event-id-mismatch", database: "event_ids", key: "*",
-                    detail: "\(ids) ids for \(report.eventsChecked) events"))
+            if seq != expected {
+                report.record(.init(kind: "log-gap", database: "events", key: "\(seq)", detail: "expected seq \(expected)"))
             }
+            expected = seq + 1
+            report.eventsChecked += 1
+            do {
+                let event = try Event(decoding: value, seq: seq)
+                let mapped = try reader.seq(of: event.id)
+                if mapped != seq {
+                    report.record(.init(
+                        kind: "event-id-mismatch", database: "event_ids", key: "\(event.id)",
+                        detail: "maps to \(mapped.map(String.init) ?? "nothing"), event is at \(seq)"))
+                }
+            } catch {
+                report.record(.init(kind: "undecodable-event", database: "events", key: "\(seq)", detail: "\(error)"))
+            }
+            return true
+        }
+        let ids = try reader.tx.count(of: schema.eventIDs)
+        if UInt64(ids) != report.eventsChecked {
+            report.record(.init(
+                kind: "event-id-mismatch", database: "event_ids", key: "*",
+                detail: "\(ids) ids for \(report.eventsChecked) events"))
         }
     }
 

@@ -42,6 +42,10 @@ package struct Tokenizer: Sendable {
     /// (e.g. a 60-letter ASCII word is indexed as its first 48 letters).
     package static let maxTermBytes = 48
 
+    /// Longer tags are cut to this many UTF-8 bytes, at a character boundary, when indexed and
+    /// when queried alike (an index key must stay under LMDB's 511-byte key limit).
+    package static let maxTagBytes = 256
+
     /// Creates a tokenizer; it has no state, so one can be shared freely.
     package init() {}
 
@@ -93,10 +97,14 @@ package struct Tokenizer: Sendable {
 
     /// A tag normalized for exact tag filtering: folded like terms (NFKC, lowercase, diacritics),
     /// whitespace trimmed and inner whitespace runs collapsed to one space; punctuation is kept.
-    /// Returns the empty string when nothing is left.
+    /// Returns the empty string when nothing is left. Tags longer than ``maxTagBytes`` are cut.
     ///
     /// `normalizeTag("  Café   Crème\t") == "cafe creme"`, `normalizeTag("C++") == "c++"`.
     package func normalizeTag(_ tag: String) -> String {
+        Self.cut(foldTag(tag), to: Self.maxTagBytes)
+    }
+
+    private func foldTag(_ tag: String) -> String {
         var copy = tag
         let ascii = copy.withUTF8 { Self.isASCII($0) }
         if ascii {
@@ -352,20 +360,20 @@ extension Tokenizer {
         }
     }
 
-    /// `term` cut to at most ``maxTermBytes`` UTF-8 bytes at a character (grapheme) boundary, or at
-    /// a scalar boundary when the first character alone is longer. `cut("é" × 30)` keeps 24 `é`s.
-    private static func cut(_ term: String) -> String {
-        guard term.utf8.count > maxTermBytes else { return term }
+    /// `term` cut to at most `limit` UTF-8 bytes at a character (grapheme) boundary, or at a
+    /// scalar boundary when the first character alone is longer. `cut("é" × 30)` keeps 24 `é`s.
+    private static func cut(_ term: String, to limit: Int = maxTermBytes) -> String {
+        guard term.utf8.count > limit else { return term }
         var bytes = 0
         for character in term {
             let size = character.utf8.count
-            if bytes + size > maxTermBytes { break }
+            if bytes + size > limit { break }
             bytes += size
         }
         if bytes == 0 {
             for scalar in term.unicodeScalars {
                 let size = UTF8.width(scalar)
-                if bytes + size > maxTermBytes { break }
+                if bytes + size > limit { break }
                 bytes += size
             }
         }

@@ -93,8 +93,10 @@ extension Store {
         var bytes = 0
         for change in changes {
             try Validation.change(change)
-            bytes += 48 + change.collection.utf8.count + change.item.utf8.count
+            let estimate = 48 + change.collection.utf8.count + change.item.utf8.count
                 + change.fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes }
+            if estimate > configuration.maxEventBytes / 2 { try Validation.size(of: change, limit: configuration.maxEventBytes) }
+            bytes += estimate
         }
         try Validation.batch(count: changes.count, bytes: bytes, configuration: configuration)
     }

@@ -141,6 +141,21 @@ extension Store.Durability {
 }
 
 extension EventStoreError {
+    /// `error` as callers see it: an ``EventStoreError`` as is; a storage-engine error (disk
+    /// full, I/O error, readers table full…) as ``Code/storage`` with a message saying what
+    /// failed and the engine's error as the cause.
+    static func wrapping(_ error: any Error, _ what: String) -> any Error {
+        guard let error = error as? LMDBError else { return error }
+        let hint: String
+        switch error {
+        case .noSpace, .mapFull: hint = ": the disk or the map is full"
+        case .readersFull: hint = ": too many concurrent readers (raise Configuration.maxReaders)"
+        case .ioError: hint = ": the disk reported an I/O error"
+        default: hint = ""
+        }
+        return EventStoreError(.storage, "\(what) failed\(hint)", cause: error)
+    }
+
     init(openFailure error: LMDBError, path: String) {
         switch error {
         case .notDirectory: self.init(.notADirectory, "\(path) is not a directory", cause: error)

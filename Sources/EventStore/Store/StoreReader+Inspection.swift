@@ -41,12 +41,7 @@ extension StoreReader {
     /// for (key, value) in try store.read({ try $0.allMetadata() }) { print(key, value.count) }
     /// ```
     public func allMetadata() throws -> [(key: String, value: [UInt8])] {
-        var entries: [(key: String, value: [UInt8])] = []
-        try tx.forEach(in: store.schema.meta) { key, value in
-            entries.append((String(decoding: key, as: UTF8.self), Array(value)))
-            return true
-        }
-        return entries
+        try metadata(withPrefix: "")
     }
 
     /// The active projection generation (`0` or `1`); its databases are named `g0.*` or `g1.*`.

@@ -125,8 +125,15 @@ extension Store {
     /// Runs `body` with a consistent read-only view of the store.
     ///
     /// Reads never wait for writes. Copy out what you need: the reader is invalid afterwards.
+    ///
+    /// - Throws: what `body` throws; failures of the storage engine (a full readers table, an
+    ///   I/O error) as ``EventStoreError/Code/storage``.
     public func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        try environment.read { tx in try body(StoreReader(tx: tx, store: self)) }
+        do {
+            return try environment.read { tx in try body(StoreReader(tx: tx, store: self)) }
+        } catch {
+            throw EventStoreError.wrapping(error, "read")
+        }
     }
 
     /// The seq of the last event in the log.

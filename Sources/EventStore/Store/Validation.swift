@@ -88,6 +88,21 @@ enum Validation {
         return size
     }
 
+    /// Checks the encoded size of the event a change would become. Its id, stamps and seq get
+    /// their widest encodings, so a change that passes here fits when it is stamped.
+    static func size(of change: Change, limit: Int) throws {
+        let widest = HLCTimestamp(rawValue: .max)
+        let event = Event(
+            seq: .max, id: EventID(origin: ReplicaID(high: .max, low: .max), sequence: .max), hlc: widest, base: widest,
+            collection: change.collection, item: change.item, operation: change.operation, fields: change.fields,
+            schema: change.schema)
+        let size = event.encoded().count
+        guard size <= limit else {
+            throw EventStoreError(
+                .eventTooLarge, "event for \(change.collection)/\(change.item) would be \(size) bytes (limit \(limit))")
+        }
+    }
+
     /// Checks the size of a batch.
     static func batch(count: Int, bytes: Int, configuration: Store.Configuration) throws {
         guard count <= configuration.maxBatchEvents else {

@@ -113,7 +113,7 @@ final class Writer: @unchecked Sendable {
                     try exclusive(store)
                     group[0].complete(.success(()))
                 } catch {
-                    group[0].complete(.failure(error))
+                    group[0].complete(.failure(EventStoreError.wrapping(error, "write")))
                 }
                 continue
             }
@@ -143,7 +143,7 @@ final class Writer: @unchecked Sendable {
                         } catch {
                             session.state = snapshot
                             session.projections.counters = counters
-                            outcomes.append(.failure(error))
+                            outcomes.append(.failure(EventStoreError.wrapping(error, "write")))
                         }
                     }
                 }
@@ -152,7 +152,8 @@ final class Writer: @unchecked Sendable {
             }
             store.commits.publish(head: head)
         } catch {
-            outcomes = group.map { _ in .failure(error) }
+            let failure = EventStoreError.wrapping(error, "commit")
+            outcomes = group.map { _ in .failure(failure) }
         }
         for (request, outcome) in zip(group, outcomes) { request.complete(outcome) }
     }

@@ -119,9 +119,15 @@ enum ModelCoding {
         }
     }
 
-    static func model<Model: Decodable>(_ item: Item) throws -> Model {
+    /// The model an item decodes to. Its `id` comes from the item id: as a string, or, for an id
+    /// type that encodes otherwise (`Int`, say), as that type encodes it.
+    static func model<Model: Decodable & Identifiable>(_ item: Item) throws -> Model
+    where Model.ID: LosslessStringConvertible {
         var fields = item.fields
         fields["id"] = .string(item.id)
+        if !(Model.ID.self is String.Type), let id = Model.ID(item.id) as? any Encodable {
+            fields["id"] = try value(of: id)
+        }
         do {
             let data = try JSONEncoder().encode(Value.object(fields))
             return try JSONDecoder().decode(Model.self, from: data)

@@ -211,6 +211,9 @@ public final class Synchronizer: Sendable {
                 info = try await transport.info(check: cursor.check)
             } catch SyncError.Code.notFound {
                 info = nil
+                // The remote store is gone although this replica synced with it: the server was
+                // restored from a copy older than the store. Like a new epoch: push everything.
+                if cursor.epoch != nil { cursor = try await forgetRemote(report: &report) }
             }
             if let info, cursor.epoch != info.epoch {
                 cursor = try await adopt(epoch: info.epoch, report: &report)
@@ -247,6 +250,17 @@ public final class Synchronizer: Sendable {
                 metadata: ["remote": "\(remoteName)", "epoch": "\(epoch)"])
         }
         return cursor
+    }
+
+    /// Forgets every position with a remote whose store no longer exists.
+    private func forgetRemote(report: inout SyncReport) async throws -> SyncCursor {
+        let key = cursorKey
+        try await store.write { writer in try SyncCursor().save(writer, key: key) }
+        report.epochChanged = true
+        configuration.logger.warning(
+            "the remote store no longer exists: pushing everything again",
+            metadata: ["remote": "\(remoteName)"])
+        return SyncCursor()
     }
 
     // MARK: Push

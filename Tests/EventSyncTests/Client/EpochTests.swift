@@ -87,6 +87,32 @@ struct EpochTests {
         #expect(try cluster.synchronizer(0).pendingCount() == 0)
     }
 
+    @Test func aServerRestoredToBeforeTheStoreExistedGetsEverythingBack() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let a = try cluster.addReplica()
+        let b = try cluster.addReplica()
+        let backup = try Self.backUp(cluster)  // the remote store does not exist yet
+        try await appendNotes(a, count: 6, prefix: "a")
+        try await appendNotes(b, count: 4, prefix: "b")
+        for index in [0, 1, 0] { try await cluster.synchronizer(index).sync() }
+        #expect(try await cluster.serverStore().head() == 10)
+
+        try Self.restore(cluster, from: backup)
+        let report = try await cluster.synchronizer(0).sync()
+        #expect(report.epochChanged)
+        #expect(report.pushed == 10, "a pushes its own events and those it pulled from b")
+        try await cluster.synchronizer(1).sync()
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 10)
+        for store in [a, b] {
+            #expect(Set(try eventIDs(of: store)) == Set(try eventIDs(of: server)))
+            #expect(try ReplicaSnapshot(store) == ReplicaSnapshot(server))
+        }
+        #expect(try cluster.synchronizer(0).pendingCount() == 0)
+        #expect(try cluster.synchronizer(1).pendingCount() == 0)
+    }
+
     @Test func continuityChecksOnlyRotateOnRealMismatches() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }

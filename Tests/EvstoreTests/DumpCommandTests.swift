@@ -245,6 +245,10 @@ struct DumpCommandTests {
             (["--conflicts", "--item", "notes/n1"], ["notes/n1"]),
             (["--conflicts", "--item", "notes/n3"], []),
             (["--conflicts", "--collection", "tasks"], []),
+            (["--conflicts", "--from", "8"], ["notes/n1"]),
+            (["--conflicts", "--to", "7"], []),
+            (["--conflicts", "--origin", String(MixedStore.replicaB.description.prefix(6))], ["notes/n1"]),
+            (["--conflicts", "--origin", "ffffffff"], []),
         ]
         for (arguments, expected) in cases {
             let result = try await EvstoreProcess.run(["dump", fixture.path, "--format", "jsonl"] + arguments)
@@ -254,6 +258,22 @@ struct DumpCommandTests {
             }
             #expect(keys == expected, "\(arguments)")
         }
+    }
+
+    @Test(
+        "a filter the section would ignore is a usage error (exit 64) naming the sections it applies to",
+        arguments: [
+            ["--items", "--origin", "ab"], ["--items", "--from", "3"], ["--terms", "--item", "notes/n1"],
+            ["--meta", "--collection", "notes"], ["--meta", "--to", "3"],
+        ])
+    func ignoredFiltersAreUsageErrors(arguments: [String]) async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-dump")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let result = try await EvstoreProcess.run(["dump", fixture.path] + arguments)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("does not apply to \(arguments[0])") && result.stderr.contains("only to --"), "\(result)")
     }
 
     @Test("tables stay aligned with Korean ids (wide characters) in the middle columns")

@@ -2,8 +2,9 @@ import Foundation
 
 /// A collection of typed models: `Codable & Identifiable` values stored as items.
 ///
-/// Each model's coding keys become the item's fields; the `id` (a `String`, a `UUID`, or any
-/// `LosslessStringConvertible`) becomes the item id and is not stored as a field.
+/// Each model's coding keys become the item's fields; the `id` becomes the item id (its
+/// `String(describing:)` form: a `String` as is, a `UUID` as its `uuidString`, an `Int` in
+/// decimal) and is not stored as a field.
 ///
 /// ```swift
 /// struct Note: Codable, Identifiable, Sendable {
@@ -12,14 +13,15 @@ import Foundation
 ///     var tags: [String]
 ///     var done = false
 /// }
-/// let notes = store.collection(Note.self, named: "notes")
+/// let notes = store.collection(Note.self)            // the collection "Note"
+/// let archive = store.collection(Note.self, named: "archived-notes")
 /// try await notes.put(Note(id: "n1", title: "Groceries", tags: ["home"]))
 /// try await notes.patch(id: "n1", \.done, to: true)
 /// let note = try notes.get("n1")
 /// let page = try notes.all(limit: 50)
 /// ```
 public struct TypedCollection<Model: Codable & Identifiable & Sendable>: Sendable
-where Model.ID: LosslessStringConvertible & Sendable {
+where Model.ID: Sendable {
     /// The store.
     public let store: Store
     /// The collection name.
@@ -94,9 +96,16 @@ extension Store {
     ///   - type: The model type.
     ///   - name: The collection name (letters, digits, `-`, `_`, `.`).
     public func collection<Model: Codable & Identifiable & Sendable>(_ type: Model.Type, named name: String)
-        -> TypedCollection<Model> where Model.ID: LosslessStringConvertible & Sendable
+        -> TypedCollection<Model> where Model.ID: Sendable
     {
         TypedCollection(store: self, name: name)
+    }
+
+    /// A typed view of the collection named after the model type: `collection(Note.self)` is
+    /// the collection `Note`. Use ``collection(_:named:)`` for another name.
+    public func collection<Model: Codable & Identifiable & Sendable>(_ type: Model.Type) -> TypedCollection<Model>
+    where Model.ID: Sendable {
+        TypedCollection(store: self, name: String(describing: Model.self))
     }
 }
 
@@ -119,21 +128,30 @@ enum ModelCoding {
         }
     }
 
-    /// The model an item decodes to. Its `id` comes from the item id: as a string, or, for an id
-    /// type that encodes otherwise (`Int`, say), as that type encodes it.
-    static func model<Model: Decodable & Identifiable>(_ item: Item) throws -> Model
-    where Model.ID: LosslessStringConvertible {
-        var fields = item.fields
-        fields["id"] = .string(item.id)
-        if !(Model.ID.self is String.Type), let id = Model.ID(item.id) as? any Encodable {
-            fields["id"] = try value(of: id)
-        }
+    /// The model an item decodes to. Its `id` is the item id: as a string (`String`, `UUID`…),
+    /// or, when the model wants a number there, as that number.
+    static func model<Model: Decodable>(_ item: Item) throws -> Model {
         do {
-            let data = try JSONEncoder().encode(Value.object(fields))
-            return try JSONDecoder().decode(Model.self, from: data)
+            return try decode(item, id: .string(item.id))
         } catch let error as DecodingError {
-            throw EventStoreError(.typeMismatch, describe(error, model: Model.self, item: item), cause: error)
+            var failure = error
+            if case .typeMismatch(_, let context) = error, context.codingPath.map(\.stringValue) == ["id"],
+                let number = Int64(item.id).map(Value.int) ?? Double(item.id).flatMap({ $0.isFinite ? .double($0) : nil })
+            {
+                do {
+                    return try decode(item, id: number)
+                } catch let error as DecodingError {
+                    failure = error
+                }
+            }
+            throw EventStoreError(.typeMismatch, describe(failure, model: Model.self, item: item), cause: failure)
         }
+    }
+
+    private static func decode<Model: Decodable>(_ item: Item, id: Value) throws -> Model {
+        var fields = item.fields
+        fields["id"] = id
+        return try JSONDecoder().decode(Model.self, from: try JSONEncoder().encode(Value.object(fields)))
     }
 
     static func describe<Model>(_ error: DecodingError, model: Model.Type, item: Item) -> String {

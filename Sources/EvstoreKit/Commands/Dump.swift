@@ -38,13 +38,33 @@ public struct Dump: Sendable {
     public init() {}
 
     /// Prints the records.
+    ///
+    /// - Throws: ``ToolError/usage(_:)`` for a filter the section does not support (an
+    ///   `--origin` with `--items`, say), before anything is printed.
     public func run(store: Store, output: Output) throws {
+        try checkFilters()
         switch section {
         case .events: try events(store, output)
         case .items: try items(store, output)
         case .terms: try terms(store, output)
         case .conflicts: try conflicts(store, output)
         case .meta: try meta(store, output)
+        }
+    }
+
+    /// The filters each section honours: a filter given to a section that would ignore it is a
+    /// usage error rather than a silently unfiltered dump.
+    func checkFilters() throws {
+        let given: [(flag: String, sections: [Section], isSet: Bool)] = [
+            ("--from/--to", [.events, .conflicts], from != 1 || to != .max),
+            ("--collection", [.events, .items, .terms, .conflicts], collection != nil),
+            ("--item", [.events, .items, .conflicts], item != nil),
+            ("--origin", [.events, .conflicts], origin != nil),
+        ]
+        if let filter = given.first(where: { $0.isSet && !$0.sections.contains(section) }) {
+            throw ToolError.usage(
+                "\(filter.flag) does not apply to --\(section.rawValue) (only to "
+                    + filter.sections.map { "--\($0.rawValue)" }.joined(separator: ", ") + ")")
         }
     }
 
@@ -140,7 +160,16 @@ public struct Dump: Sendable {
         var itemID: String?
         var itemCollection = collection
         if let item { (itemCollection, itemID) = try StoreAccess.resolveItem(item, collection: collection, in: store) }
-        let records = try store.read { try $0.conflicts(collection: itemCollection, item: itemID, limit: limit) }
+        let filtered = from != 1 || to != .max || origin != nil
+        let origin = origin?.lowercased()
+        let records = try store.read {
+            try $0.conflicts(collection: itemCollection, item: itemID, limit: filtered ? .max : limit)
+        }.filter { record in
+            record.seq >= from && record.seq <= to
+                && origin.map { origin in
+                    [record.winner, record.loser].contains { $0.event.origin.description.hasPrefix(origin) }
+                } ?? true
+        }.prefix(limit)
         for record in records {
             switch format {
             case .jsonl:

@@ -109,6 +109,24 @@ struct TypedCollectionTests {
         }
     }
 
+    struct Photo: Codable, Identifiable, Sendable, Equatable {
+        var id: UUID
+        var caption: String
+    }
+
+    @Test func uuidIdentifiersAndTheDefaultCollectionName() async throws {
+        try await withTemporaryStore { store in
+            let photos = store.collection(Photo.self)
+            #expect(photos.name == "Photo")
+            let photo = Photo(id: UUID(), caption: "Harbour at dawn")
+            try await photos.put(photo)
+            #expect(try store.item("Photo", photo.id.uuidString)?["caption"] == "Harbour at dawn")
+            #expect(try photos.get(photo.id) == photo)
+            #expect(try photos.get(UUID()) == nil)
+            #expect(try photos.count() == 1)
+        }
+    }
+
     @Test func aDecodingFailureNamesTheFieldAndTheTypes() async throws {
         try await withTemporaryStore { store in
             let notes = store.collection(Note.self, named: "notes")

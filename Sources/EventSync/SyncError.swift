@@ -53,6 +53,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let clockSkew = Code("clock-skew", 422, "Clock skew")
         /// The request has more events or bytes than the server's limits (413).
         public static let payloadTooLarge = Code("payload-too-large", 413, "Payload too large")
+        /// A request body that did not arrive in time.
+        public static let requestTimeout = Code("request-timeout", 408, "Request timeout")
         /// A push whose body is not declared as `application/json`.
         public static let unsupportedMediaType = Code("unsupported-media-type", 415, "Unsupported media type")
         /// The server is shutting down or the store is closed (503).
@@ -68,7 +70,7 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
 
         static let known: [Code] = [
             .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
-            .clockSkew, .payloadTooLarge, .unsupportedMediaType, .unavailable, .internalError, .transport, .protocolViolation, .local,
+            .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .internalError, .transport, .protocolViolation, .local,
         ]
 
         /// The code with this name; an unknown name gives a new code with `status`.

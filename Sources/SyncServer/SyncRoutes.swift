@@ -8,6 +8,7 @@ struct SyncRoutes: Sendable {
     let service: SyncService
     let tokens: TokenTable
     let limits: SyncLimits
+    let bodyTimeout: Duration
 
     func router() -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
@@ -115,7 +116,17 @@ struct SyncRoutes: Sendable {
             throw SyncError(.payloadTooLarge, "request body of \(length) bytes (limit \(limits.maxRequestBytes))")
         }
         do {
-            let buffer = try await request.body.collect(upTo: limits.maxRequestBytes)
+            let (body, maxBytes, timeout) = (request.body, limits.maxRequestBytes, bodyTimeout)
+            let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await body.collect(upTo: maxBytes) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let buffer else { throw SyncError(.requestTimeout, "the request body took longer than \(timeout)") }
             return Array(buffer.readableBytesView)
         } catch is NIOTooManyBytesError {
             throw SyncError(.payloadTooLarge, "request body larger than \(limits.maxRequestBytes) bytes")

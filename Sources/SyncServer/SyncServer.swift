@@ -37,6 +37,12 @@ public final class SyncServer: Service, Sendable {
         public var limits = SyncLimits()
         /// The configuration of the stores (durability, clock skew bound, search fields).
         public var storeConfiguration = Store.Configuration()
+        /// How long a connection may send nothing while a request is being read (or before the
+        /// first one) before the server closes it.
+        public var idleTimeout: Duration = .seconds(30)
+        /// How long the server waits for a whole push body; a slower body gets 408 (this bounds
+        /// clients that trickle bytes to hold a connection).
+        public var bodyTimeout: Duration = .seconds(60)
         /// Whether a push to a missing store creates it, when the token grants that store (by
         /// name or with `*`). Otherwise the push gets 404.
         public var createsStoresOnPush = true
@@ -113,9 +119,15 @@ public final class SyncServer: Service, Sendable {
         defer { service.close() }
         let logger = configuration.logger
         let configuration = self.configuration
-        let router = SyncRoutes(service: service, tokens: configuration.tokens, limits: configuration.limits).router()
+        let router = SyncRoutes(
+            service: service, tokens: configuration.tokens, limits: configuration.limits,
+            bodyTimeout: configuration.bodyTimeout
+        ).router()
+        let idle = configuration.idleTimeout.components
         let app = Application(
             router: router,
+            server: .http1(
+                configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port

@@ -329,4 +329,60 @@ struct HostileClientTests {
             #expect(try await setup.heads() == before)
         }
     }
+
+    /// A raw loopback connection to `port` that sends `head` at once.
+    static func openConnection(port: Int, sending head: String, receiveTimeout seconds: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    @Test("timeouts: a stalled body is cut after the idle timeout, a trickled one gets 408; nothing stored")
+    func slowBodiesAreCut() async throws {
+        let directory = TemporaryDirectory(prefix: "hostile-timeouts")
+        defer { directory.remove() }
+        let server = try await ServerHarness(
+            dataDirectory: directory.appending("data"), idleTimeout: .seconds(1), bodyTimeout: .seconds(2))
+        let head = "POST /v1/stores/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServerHarness.adminToken)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"replica\":"
+
+        // Stalled: the server closes the connection (recv sees the end, not our 10 s timeout).
+        let stalled = HostileClientTests.openConnection(port: server.port, sending: head, receiveTimeout: 10)
+        defer { close(stalled) }
+        let started = ContinuousClock.now
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var received = 0
+        repeat {
+            received = buffer.withUnsafeMutableBytes { recv(stalled, $0.baseAddress, $0.count, 0) }
+        } while received > 0
+        #expect(received == 0, "the server closed the stalled connection (recv: \(received), errno \(errno))")
+        #expect(ContinuousClock.now - started < .seconds(8))
+
+        // Trickled: a byte every 300 ms never lets the connection go idle; the body deadline ends it.
+        let trickled = HostileClientTests.openConnection(port: server.port, sending: head, receiveTimeout: 1)
+        defer { close(trickled) }
+        var answer = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while answer.isEmpty && ContinuousClock.now < deadline {
+            _ = Array(" ".utf8).withUnsafeBytes { send(trickled, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            try await Task.sleep(for: .milliseconds(300))
+            var timeout = timeval(tv_sec: 0, tv_usec: 10_000)
+            setsockopt(trickled, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let count = buffer.withUnsafeMutableBytes { recv(trickled, $0.baseAddress, $0.count, 0) }
+            if count > 0 { answer = String(decoding: buffer.prefix(count), as: UTF8.self) }
+            if count == 0 { break }
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(300))")
+        #expect(try await server.head(of: "notes") == 0, "nothing was stored")
+        try await server.stop()
+    }
 }

@@ -24,7 +24,10 @@ final class ServerHarness: Sendable {
 
     /// Starts a server over `dataDirectory`; tokens: admin (every store), notes (only `notes`),
     /// other (only `other`).
-    init(dataDirectory: String, limits: SyncLimits = SyncLimits(), clock: (@Sendable () -> UInt64)? = nil) async throws {
+    init(
+        dataDirectory: String, limits: SyncLimits = SyncLimits(), clock: (@Sendable () -> UInt64)? = nil,
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60)
+    ) async throws {
         let tokens = try TokenTable(parsing: """
             \(ServerHarness.adminToken) *
             \(ServerHarness.notesToken) notes
@@ -32,6 +35,8 @@ final class ServerHarness: Sendable {
             """)
         var configuration = SyncServer.Configuration(dataDirectory: dataDirectory, port: 0, tokens: tokens)
         configuration.limits = limits
+        configuration.idleTimeout = idleTimeout
+        configuration.bodyTimeout = bodyTimeout
         configuration.storeConfiguration.durability = .relaxed
         if let clock { configuration.storeConfiguration.physicalClock = clock }
         configuration.logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -6,19 +6,29 @@ import Synchronization
 import Testing
 
 /// A transport that misbehaves on purpose, driven by a seeded generator: requests or responses
-/// lost, requests delivered twice, pull pages cut short (a smaller page, or a page whose tail
-/// was cut off in transit).
+/// lost, requests delivered twice, pushes delivered late (after newer requests: reordering),
+/// pull pages cut short (a smaller page, or a page whose tail was cut off in transit).
 final class ChaosTransport: SyncTransport, @unchecked Sendable {
     struct Injected: Error, CustomStringConvertible {
         var description: String
     }
 
     let base: any SyncTransport
-    private let state: Mutex<(generator: SeededGenerator, enabled: Bool, faults: [String: Int])>
+    private let state: Mutex<(generator: SeededGenerator, enabled: Bool, faults: [String: Int], held: [(PushRequest, ContinuityCheck?)])>
 
     init(_ base: any SyncTransport, seed: UInt64) {
         self.base = base
-        state = Mutex((SeededGenerator(seed: seed), true, [:]))
+        state = Mutex((SeededGenerator(seed: seed), true, [:], []))
+    }
+
+    /// Delivers the pushes held back by "late" faults, now, after the requests that overtook them.
+    private func deliverLatePushes() async {
+        let held = state.withLock { state -> [(PushRequest, ContinuityCheck?)] in
+            guard !state.held.isEmpty, Int.random(in: 0..<2, using: &state.generator) == 0 else { return [] }
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for (request, check) in held { _ = try? await base.push(request, check: check) }
     }
 
     var remoteIdentifier: String { base.remoteIdentifier }
@@ -45,6 +55,7 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     }
 
     func info(check: ContinuityCheck?) async throws -> RemoteInfo {
+        await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate"]) {
         case "drop-request": throw SyncError(.transport, "injected: info request lost", cause: Injected(description: "info"))
         case "drop-response":
@@ -58,8 +69,13 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     }
 
     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
-        switch pick(["drop-request", "drop-response", "duplicate"]) {
+        await deliverLatePushes()
+        switch pick(["drop-request", "drop-response", "duplicate", "late"]) {
         case "drop-request": throw SyncError(.transport, "injected: push request lost", cause: Injected(description: "push"))
+        case "late":
+            // Held in the network: the client times out, and the request arrives after later ones.
+            state.withLock { $0.held.append((request, check)) }
+            throw SyncError(.transport, "injected: push request delayed", cause: Injected(description: "push"))
         case "drop-response":
             _ = try await base.push(request, check: check)
             throw SyncError(.transport, "injected: push response lost", cause: Injected(description: "push"))
@@ -71,6 +87,7 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     }
 
     func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate", "small-page", "cut-page"]) {
         case "drop-request": throw SyncError(.transport, "injected: pull request lost", cause: Injected(description: "pull"))
         case "drop-response":
@@ -137,6 +154,9 @@ struct SyncSimulationTests {
             var configuration = Store.Configuration()
             configuration.durability = .bulk
             configuration.physicalClock = clock.function
+            // Replica ids from the seed too, so that a replayed seed is the same run (the order of
+            // replicas breaks ties between equal stamps).
+            configuration.replicaID = ReplicaID(high: seed, low: UInt64.random(in: 1...UInt64.max, using: &generator))
             clocks.append(clock)
             stores.append(try Store.open(at: directory.appending("replica-\(index)"), configuration: configuration))
         }

@@ -89,4 +89,23 @@ struct InspectionCommandTests {
             #expect(result.stdout.contains("Status of \(name)"), "mdb_stat lists \(name)")
         }
     }
+
+    @Test("mdb_dump -s meta -p STORE (lmdb-utils) prints the metadata database")
+    func mdbDump() async throws {
+        let tool = ["/usr/bin/mdb_dump", "/usr/local/bin/mdb_dump", "/opt/homebrew/bin/mdb_dump"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        try #require(tool != nil, "mdb_dump (lmdb-utils) is installed")
+        let directory = TemporaryDirectory(prefix: "evstore-inspect")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let meta = try await EvstoreProcess.run(["-s", "meta", "-p", fixture.path], executable: tool!)
+        #expect(meta.status == 0, "\(meta)")
+        #expect(meta.stdout.contains("store.replica"), "the metadata keys are printable: \(meta.stdout.prefix(400))")
+        let events = try await EvstoreProcess.run(["-s", "events", fixture.path], executable: tool!)
+        #expect(events.status == 0, "\(events)")
+        // Eight events: eight key lines of 8-byte big-endian seqs (16 hex digits) in the data section.
+        let keys = events.lines.filter { $0.hasPrefix(" 00000000000000") && $0.count == 17 }
+        #expect(keys.count == 8, "\(events.stdout.prefix(400))")
+    }
 }

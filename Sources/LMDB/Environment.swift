@@ -344,11 +344,12 @@ private struct WeakEnvironment {
 
 #if ENABLE_MOCKING
 extension Environment {
-    /// Makes the next `times` calls of the named LMDB function fail with `error` (debug builds).
+    /// Lets `after` calls of the named LMDB function through, then makes the next `times` fail
+    /// with `error` (debug builds).
     ///
     /// Supported names: `mdb_txn_begin`, `mdb_txn_commit`, `mdb_put`, `mdb_get`, `mdb_cursor_put`.
-    public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1) {
-        injector.force(function, code: error.code, times: times)
+    public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1, after: Int = 0) {
+        injector.force(function, code: error.code, times: times, after: after)
     }
 }
 #endif

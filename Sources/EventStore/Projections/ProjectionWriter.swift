@@ -11,6 +11,8 @@ final class ProjectionWriter {
     let projections: [any Projection]
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
+    /// Set during a rebuild from the log: search indexing waits for ``finishDeferredIndex(in:)``.
+    var deferredIndex: DeferredIndex?
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
@@ -52,9 +54,15 @@ final class ProjectionWriter {
             try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
         }
 
-        try search.update(
-            collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
-            counters: &counters)
+        if let deferredIndex {
+            try deferredIndex.note(
+                collection: event.collection, itemKey: itemKey, after: after, indexable: search.indexes(event.collection),
+                tx: tx, databases: databases, counters: &counters)
+        } else {
+            try search.update(
+                collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
+                counters: &counters)
+        }
 
         if !projections.isEmpty {
             let change = ProjectionChange(

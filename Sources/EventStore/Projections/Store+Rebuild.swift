@@ -62,6 +62,8 @@ extension Store {
         try environment.setDurability(.bulk)
         defer { try? environment.setDurability(previous) }
 
+        // Items first; each item that exists at the end is then indexed once (DeferredIndex).
+        projector.deferredIndex = DeferredIndex()
         var applied: UInt64 = 0
         let total = try head()
         while true {
@@ -72,12 +74,14 @@ extension Store {
                 try projector.checkpoint(through: applied, tx: tx)
                 return false
             }
+            projector.deferredIndex?.commit()
             progress?(Progress(processed: applied, total: max(total, applied)))
             if done { break }
         }
+        try projector.finishDeferredIndex(in: environment)
         try environment.setDurability(previous)
         try environment.write { tx in
-            // Events another process appended meanwhile, then the switch.
+            // Events another process appended meanwhile (indexed as they are applied), then the switch.
             let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: .max)
             try projector.checkpoint(through: max(end, applied), tx: tx)
             try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
@@ -98,6 +102,7 @@ extension Store {
     ) throws -> UInt64 {
         // A retried transaction (after the map grew) starts from the stored counters again.
         projector.counters = ProjectionCounters()
+        projector.deferredIndex?.rollBack()
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in

@@ -77,13 +77,12 @@ struct SearchIndexWriter {
         if searchableContentEqual(collection: collection, before, after) { return }
         let stored = try StoredDocument.load(itemKey: itemKey, tx: tx, databases: databases)
         let document = self.document(collection: collection, state: after)
-        var stats = try counters.collectionStats(collection, tx: tx, databases: databases)
-        defer { counters.stats[collection] = stats }
-
         if let stored {
             remove(stored, collection: collection, from: &counters.postings)
+            var stats = try counters.collectionStats(collection, tx: tx, databases: databases)
             stats.documents -= 1
             stats.totalLength -= UInt64(stored.length)
+            counters.stats[collection] = stats
         }
         guard let document else {
             if let stored {
@@ -93,6 +92,18 @@ struct SearchIndexWriter {
             return
         }
         let docID = try stored?.docID ?? allocateDocID(itemKey: itemKey, tx: tx, databases: databases, counters: &counters)
+        try index(document, docID: docID, collection: collection, itemKey: itemKey, tx: tx, databases: databases, counters: &counters)
+    }
+
+    /// Whether items of `collection` are indexed at all.
+    func indexes(_ collection: String) -> Bool { !configuration.fields(for: collection).isEmpty }
+
+    /// Writes `document` as `docID`: its postings (buffered), its entry in `search_docs`, and the
+    /// collection's statistics.
+    func index(
+        _ document: Document, docID: UInt32, collection: String, itemKey: [UInt8], tx: WriteTransaction,
+        databases: ProjectionDatabases, counters: inout ProjectionCounters
+    ) throws {
         let entry = StoredDocument(
             docID: docID, length: min(document.length, UInt32(UInt16.max)),
             terms: document.terms.map { ($0.key, UInt16(min($0.value, UInt32(UInt16.max)))) }
@@ -100,8 +111,10 @@ struct SearchIndexWriter {
             tags: document.tags)
         insert(entry, collection: collection, into: &counters.postings)
         try tx.put(entry.encoded(), forKey: itemKey, in: databases.searchDocs)
+        var stats = try counters.collectionStats(collection, tx: tx, databases: databases)
         stats.documents += 1
         stats.totalLength += UInt64(entry.length)
+        counters.stats[collection] = stats
     }
 
     private func allocateDocID(

@@ -164,6 +164,27 @@
             }
         }
 
+        /// A rebuild indexes search once per item at the end (DeferredIndex); a replay transaction
+        /// retried halfway (the map filled) must not allocate doc ids twice.
+        @Test(arguments: [1, 150, 399])
+        func aRebuildRetriedAfterAFullMapGivesTheSameProjections(failAfterPuts: Int) async throws {
+            var configuration = F.configuration()
+            configuration.search.collections["logs"] = []  // not searchable
+            try await withTemporaryStore(configuration: configuration) { store async throws in
+                try await Self.filled(store)
+                try await store.append((0..<30).map { .put("logs", id: "l\($0)", fields: ["title": "log \($0)"]) })
+                try await store.append((0..<10).map { .delete("notes", id: "n\($0)") })
+                try await store.append((0..<5).map { .put("notes", id: "n\($0)", fields: ["title": "back again"]) })
+                try await store.append((0..<20).map { .patch("notes", id: "n\($0)", fields: ["content": "edited \($0)"]) })
+                let bytes = try F.projectionBytes(store)
+                store.environment._forceFailure("mdb_put", error: .mapFull, after: failAfterPuts)
+                try await store.rebuildProjections()
+                #expect(try F.projectionBytes(store) == bytes)
+                #expect(try store.verify().isConsistent)
+                #expect(try store.search("again", in: "notes", limit: 50).map(\.item.id).sorted() == ["n0", "n1", "n2", "n3", "n4"])
+            }
+        }
+
         @Test func aFailedReadIsReportedAndTheNextReadSucceeds() async throws {
             try await withTemporaryStore(configuration: F.configuration()) { store async throws in
                 try await Self.filled(store)

@@ -72,6 +72,12 @@ struct ByteReader {
     }
 
     @inline(__always)
+    /// A string from bytes this library wrote itself: invalid UTF-8 becomes U+FFFD.
+    mutating func readUncheckedString() throws -> String {
+        let count = try readCount()
+        return String(decoding: try readBytes(count), as: UTF8.self)
+    }
+
     mutating func readString() throws -> String {
         let count = try readCount()
         let bytes = try readBytes(count)

@@ -107,7 +107,7 @@ struct SearchIndexWriter {
         let entry = StoredDocument(
             docID: docID, length: min(document.length, UInt32(UInt16.max)),
             terms: document.terms.map { ($0.key, UInt16(min($0.value, UInt32(UInt16.max)))) }
-                .sorted { $0.0 < $1.0 },
+                .sorted { utf8Less($0.0, $1.0) },
             tags: document.tags)
         insert(entry, collection: collection, into: &counters.postings)
         try tx.put(entry.encoded(), forKey: itemKey, in: databases.searchDocs)
@@ -193,13 +193,15 @@ struct StoredDocument {
             let count = try reader.readCount(minimumBytesEach: 2)
             var terms: [(String, UInt16)] = []
             terms.reserveCapacity(count)
+            // The index's own bytes, written from Swift strings: no UTF-8 validation needed (an
+            // invalid byte would decode as U+FFFD, never crash).
             for _ in 0..<count {
-                let term = try reader.readString()
+                let term = try reader.readUncheckedString()
                 terms.append((term, UInt16(truncatingIfNeeded: try reader.readVarint())))
             }
             let tagCount = try reader.readCount()
             var tags: [String] = []
-            for _ in 0..<tagCount { tags.append(try reader.readString()) }
+            for _ in 0..<tagCount { tags.append(try reader.readUncheckedString()) }
             return StoredDocument(docID: docID, length: length, terms: terms, tags: tags)
         }
     }

@@ -84,36 +84,43 @@ let package = Package(
         ),
         .executableTarget(name: "evstore-crash", dependencies: ["EventStore", "EventSync"], path: "Tools/evstore-crash"),
         .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
+        .target(
+            name: "SyncTestSupport",
+            dependencies: [
+                "EventStore", "SyncServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/SyncTestSupport"
+        ),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "EventStoreTestSupport", "LMDB"]),
         .testTarget(
             name: "EventSyncTests",
             dependencies: [
-                "EventSync", "SyncServer", "EventStoreTestSupport",
+                "EventSync", "SyncServer", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncServer", "EventSync", "EventStoreTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "SyncServer", "EventSync", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "ResilienceTests",
             dependencies: [
-                "EventStore", "EventSync", "SyncServer", "EventStoreTestSupport", "evstore-crash", "LMDB",
+                "EventStore", "EventSync", "SyncServer", "EventStoreTestSupport", "SyncTestSupport", "evstore-crash", "LMDB",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["README.md"]
         ),

@@ -5,6 +5,7 @@ import EventSync
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SyncTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import EventSync
 import Foundation
 import NIOHTTP1
 import SyncServer
+import SyncTestSupport
 import Testing
 
 /// Sync between replicas through a real server on 127.0.0.1.

@@ -5,6 +5,7 @@ import EventSync
 import Foundation
 import NIOHTTP1
 import SyncServer
+import SyncTestSupport
 import Testing
 
 /// Bad requests over real HTTP get a clear problem response, and change nothing in the log.
@@ -65,7 +66,7 @@ struct HTTPValidationTests {
     @Test func malformedBodies() async throws {
         try await withServer { fixture in
             let client = try await Self.seeded(fixture)
-            let valid = try events(of: client).dropFirst(3)
+            let valid = try allEvents(of: client).dropFirst(3)
             let validJSON = String(decoding: pushBody(Array(valid), replica: client.replicaID), as: UTF8.self)
             for (body, detail) in [
                 ("{\"events\": [", "not valid JSON"),
@@ -108,7 +109,7 @@ struct HTTPValidationTests {
                 try await fixture.send(.POST, "/v1/stores/notes/events", body: big)
             }
             var many: [Event] = []
-            let template = try events(of: client)[3]
+            let template = try allEvents(of: client)[3]
             for sequence in 1...51 {
                 var event = template
                 event.id = EventID(origin: ReplicaID(hex: "00000000000000000000000000000001")!, sequence: UInt64(sequence))
@@ -126,7 +127,7 @@ struct HTTPValidationTests {
     @Test func invalidEventsAndFarFutureStamps() async throws {
         try await withServer { fixture in
             let client = try await Self.seeded(fixture)
-            let pending = Array(try events(of: client).dropFirst(3))
+            let pending = Array(try allEvents(of: client).dropFirst(3))
             var badName = pending
             badName[1].collection = "no spaces allowed"
             try await Self.expectRefused(fixture, status: 422, code: "invalid-event", detail: "events[1]") {

@@ -3,6 +3,7 @@ import EventStoreTestSupport
 import EventSync
 import Foundation
 import SyncServer
+import SyncTestSupport
 import Testing
 
 /// Seeded random scenarios: 3–5 replicas with skewed clocks edit shared items offline, sync in
@@ -130,12 +131,12 @@ struct ConvergenceTests {
     }
 
     static func expectConverged(_ cluster: SyncCluster, server: Store, seed: Int) throws {
-        let expected = try ReplicaSnapshot(server)
+        let expected = try StoreSnapshot(server)
         let serverIDs = try eventIDs(of: server)
         #expect(!serverIDs.isEmpty && !expected.items.isEmpty, "seed \(seed): an empty scenario")
         #expect(Set(serverIDs).count == serverIDs.count, "seed \(seed): the server log holds a duplicate")
         for (index, store) in cluster.replicas.enumerated() {
-            let snapshot = try ReplicaSnapshot(store)
+            let snapshot = try StoreSnapshot(store)
             #expect(snapshot == expected, "seed \(seed), replica \(index):\n\(snapshot)\n--- server:\n\(expected)")
             let ids = try eventIDs(of: store)
             #expect(Set(ids).count == ids.count, "seed \(seed), replica \(index): duplicate in the log")

@@ -59,7 +59,7 @@ struct EpochTests {
         #expect(expected.count == 55)
         for store in [a, b, c, d] {
             #expect(Set(try eventIDs(of: store)) == expected)
-            #expect(try ReplicaSnapshot(store) == ReplicaSnapshot(server))
+            #expect(try StoreSnapshot(store) == StoreSnapshot(server))
         }
     }
 
@@ -107,7 +107,7 @@ struct EpochTests {
         #expect(try server.head() == 10)
         for store in [a, b] {
             #expect(Set(try eventIDs(of: store)) == Set(try eventIDs(of: server)))
-            #expect(try ReplicaSnapshot(store) == ReplicaSnapshot(server))
+            #expect(try StoreSnapshot(store) == StoreSnapshot(server))
         }
         #expect(try cluster.synchronizer(0).pendingCount() == 0)
         #expect(try cluster.synchronizer(1).pendingCount() == 0)

@@ -20,8 +20,8 @@ struct SynchronizerTests {
         #expect(second.pushed == 20 && second.pulled == 30)
         let third = try await cluster.synchronizer(0).sync()
         #expect(third.pushed == 0 && third.pulled == 20)
-        #expect(try ReplicaSnapshot(a) == ReplicaSnapshot(b))
-        #expect(try ReplicaSnapshot(a) == ReplicaSnapshot(try await cluster.serverStore()))
+        #expect(try StoreSnapshot(a) == StoreSnapshot(b))
+        #expect(try StoreSnapshot(a) == StoreSnapshot(try await cluster.serverStore()))
         #expect(try a.count(in: "notes") == 50)
         // Pulled events are not pushed back.
         #expect(try cluster.synchronizer(0).pendingCount() == 0)
@@ -100,7 +100,7 @@ struct SynchronizerTests {
         #expect(resumedPulls.first == 400)
         #expect(try client.head() == 1000)
         #expect(try eventIDs(of: client) == (try eventIDs(of: try await cluster.serverStore())))
-        #expect(try ReplicaSnapshot(client) == ReplicaSnapshot(source))
+        #expect(try StoreSnapshot(client) == StoreSnapshot(source))
     }
 
     @Test func aCorruptedPageIsRefused() async throws {
@@ -163,7 +163,7 @@ struct SynchronizerTests {
         let bobConflicts = try bob.read { try $0.conflicts(collection: "notes", item: "shared") }
         #expect(bobConflicts.contains { $0.loser.value == "Alice's title" && $0.winner.value == "Bob's title" })
         #expect(bobReport.conflicts == bobConflicts.count)
-        #expect(try ReplicaSnapshot(alice) == ReplicaSnapshot(bob))
+        #expect(try StoreSnapshot(alice) == StoreSnapshot(bob))
     }
 
     // MARK: Status and retries

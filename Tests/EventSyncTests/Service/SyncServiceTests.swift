@@ -136,7 +136,7 @@ struct SyncServiceTests {
         #expect(second.pulled == 1 && second.pushed == 2)
         let again = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "plain")).sync()
         #expect(!again.epochChanged && again.pulled == 0)
-        #expect(try ReplicaSnapshot(plain) == ReplicaSnapshot(laptop))
+        #expect(try StoreSnapshot(plain) == StoreSnapshot(laptop))
         // Closing the service leaves stores it did not open alone.
         service.close()
         #expect(!phone.isClosed)

@@ -140,54 +140,6 @@ final class FaultyTransport: SyncTransport, @unchecked Sendable {
     }
 }
 
-/// What replicas must agree on: every item (fields, version) as canonical bytes, and search results.
-struct ReplicaSnapshot: Equatable, CustomStringConvertible {
-    var items: [String]
-    var search: [String]
-
-    static let queries: [SearchQuery] = [
-        SearchQuery("alpha"), SearchQuery("be"), SearchQuery("gamma delta"), SearchQuery("동기화"),
-        SearchQuery("", tags: ["work"]), SearchQuery("al", collection: "notes", limit: 5),
-    ]
-
-    init(_ store: Store, collections: [String] = ["notes", "tasks"]) throws {
-        items = []
-        search = []
-        try store.read { reader in
-            for collection in collections {
-                var page = try reader.items(in: collection, limit: 1000)
-                while true {
-                    for item in page.items {
-                        let fields = String(decoding: Value.object(item.fields).jsonBytes(), as: UTF8.self)
-                        items.append("\(collection)/\(item.id)@\(item.version.rawValue) \(fields)")
-                    }
-                    guard let next = page.next else { break }
-                    page = try reader.items(in: collection, after: next, limit: 1000)
-                }
-            }
-            for query in ReplicaSnapshot.queries {
-                let results = try reader.search(query)
-                search.append(
-                    "\(query.text)|\(query.tags): "
-                        + results.map { "\($0.item.collection)/\($0.item.id)=\($0.score)" }.joined(separator: ","))
-            }
-        }
-    }
-
-    var description: String { (items + search).joined(separator: "\n") }
-}
-
-/// The event ids of a store's log, in log order.
-func eventIDs(of store: Store) throws -> [EventID] {
-    var ids: [EventID] = []
-    try store.read { reader in
-        try reader.forEachEvent { event in
-            ids.append(event.id)
-            return true
-        }
-    }
-    return ids
-}
 
 /// Appends `count` simple notes.
 func appendNotes(_ store: Store, count: Int, prefix: String = "n") async throws {

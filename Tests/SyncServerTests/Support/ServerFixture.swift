@@ -1,13 +1,11 @@
-import AsyncHTTPClient
 import EventStore
 import EventStoreTestSupport
 import EventSync
 import Foundation
 import Logging
-import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 import SyncServer
+import SyncTestSupport
 import Testing
 
 /// A ``SyncServer`` on 127.0.0.1 (port chosen by the system) over a temporary data directory,
@@ -85,37 +83,13 @@ final class ServerFixture: @unchecked Sendable {
 
     // MARK: Raw HTTP
 
-    struct Reply {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: [UInt8]
-
-        var text: String { String(decoding: body, as: UTF8.self) }
-
-        /// The problem's `code` and `detail`, when the body is a problem.
-        var problem: (code: String, detail: String)? {
-            guard case .object(let members)? = try? Value(json: body),
-                case .string(let code)? = members["code"], case .string(let detail)? = members["detail"]
-            else { return nil }
-            return (code, detail)
-        }
-    }
+    typealias Reply = RunningServer.Reply
 
     func send(
         _ method: HTTPMethod, _ path: String, token: String? = ServerFixture.adminToken, body: [UInt8]? = nil,
         headers: [(String, String)] = []
     ) async throws -> Reply {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let buffer = try await response.body.collect(upTo: 64 << 20)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(buffer.readableBytesView))
+        try await RunningServer.send(to: baseURL, method, path, token: token, body: body, headers: headers)
     }
 
     /// The server's head and digest of a store (via the API), or `nil` when it does not exist.
@@ -124,30 +98,6 @@ final class ServerFixture: @unchecked Sendable {
         guard reply.status == 200 else { return nil }
         let info = try RemoteInfo(json: reply.body)
         return "\(info.head)/\(info.digest)/\(info.epoch)"
-    }
-}
-
-/// A ``SyncServer`` run in a service group until ``stop()`` (graceful shutdown).
-final class RunningServer: Sendable {
-    let server: SyncServer
-    let group: ServiceGroup
-    let task: Task<Void, any Error>
-    let port: Int
-
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    init(_ configuration: SyncServer.Configuration) async throws {
-        let server = SyncServer(configuration: configuration)
-        let group = ServiceGroup(services: [server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        self.server = server
-        self.group = group
-        self.task = Task { try await group.run() }
-        self.port = try await server.waitUntilRunning()
-    }
-
-    func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
     }
 }
 
@@ -163,14 +113,6 @@ func withServer(limits: SyncLimits = SyncLimits(), _ body: (ServerFixture) async
     await fixture.close()
 }
 
-/// The events of a store, in log order.
-func events(of store: Store) throws -> [Event] {
-    try store.read { reader in
-        var events: [Event] = []
-        try reader.forEachEvent { events.append($0); return true }
-        return events
-    }
-}
 
 /// A push body holding `events`.
 func pushBody(_ events: [Event], replica: ReplicaID) -> [UInt8] {

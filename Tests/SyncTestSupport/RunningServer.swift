@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import NIOHTTP1
 import EventStore
 import Logging

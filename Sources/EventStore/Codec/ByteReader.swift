@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads binary data written by ``ByteWriter`` from a borrowed buffer, checking every bound.
 ///
 /// Every read throws ``EventStoreError/Code/corrupt`` instead of reading past the end, so a
@@ -81,7 +87,13 @@ struct ByteReader {
     mutating func readString() throws -> String {
         let count = try readCount()
         let bytes = try readBytes(count)
-        guard let string = String(validating: bytes, as: UTF8.self) else { throw ByteReader.corrupt("UTF-8 string") }
+        // Decoding repairs invalid UTF-8; the bytes were valid exactly when nothing was repaired.
+        // (Much faster than `String(validating:as:)`, which is not specialized for raw buffers.)
+        var string = String(decoding: bytes, as: UTF8.self)
+        let valid = string.withUTF8 { decoded in
+            decoded.count == bytes.count && (count == 0 || memcmp(decoded.baseAddress!, bytes.baseAddress!, count) == 0)
+        }
+        guard valid else { throw ByteReader.corrupt("UTF-8 string") }
         return string
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The binary form of ``Value``: a tag byte, then the payload.
 ///
 /// | tag | value | payload |
@@ -50,7 +56,15 @@ extension ByteWriter {
 /// Orders strings by their UTF-8 bytes: the order of every encoding and key in the store.
 @inline(__always)
 func utf8Less(_ lhs: String, _ rhs: String) -> Bool {
-    lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    var lhs = lhs
+    var rhs = rhs
+    return lhs.withUTF8 { left in
+        rhs.withUTF8 { right in
+            let common = min(left.count, right.count)
+            let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+            return order != 0 ? order < 0 : left.count < right.count
+        }
+    }
 }
 
 extension ByteReader {

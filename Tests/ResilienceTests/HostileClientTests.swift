@@ -31,6 +31,7 @@ struct HostileClientTests {
         init() async throws {
             var limits = SyncLimits()
             limits.maxRequestBytes = 64 << 10
+            limits.maxPushEvents = 50
             server = try await ServerHarness(dataDirectory: directory.appending("data"), limits: limits)
             client = try Store.open(at: directory.appending("client"))
             for store in ["notes", "other"] {
@@ -160,6 +161,10 @@ struct HostileClientTests {
             }
             #expect(try await setup.heads() == before)
 
+            // More events than the server takes in one push (the limit is 50 here), in a small body.
+            let many = try await setup.client.append((0..<51).map { .put("notes", id: "m\($0)", fields: ["t": 1]) })
+            try await setup.expectRefused(
+                "51 events", body: PushRequest(replica: setup.client.replicaID, events: many).jsonBytes(), status: 413)
         }
     }
 

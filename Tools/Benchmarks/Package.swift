@@ -1,7 +1,8 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// The benchmark package: EventStore against SQLite (GRDB, FTS5) and raw LMDB on one workload.
+/// The benchmark package: EventStore against SQLite (GRDB, FTS5) and raw LMDB on one workload,
+/// and sync over loopback HTTP (`SyncServer` and `EventSync`'s `HTTPTransport`).
 ///
 /// It is a nested package so that GRDB never becomes a dependency of the main package.
 /// Build and run from the repository root with `./Tools/Benchmarks/run.sh` (`--short` for CI).
@@ -22,6 +23,7 @@ let package = Package(
     dependencies: [
         .package(name: "EventStore", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -29,6 +31,9 @@ let package = Package(
             dependencies: [
                 .product(name: "EventStore", package: "EventStore"),
                 .product(name: "LMDB", package: "EventStore"),
+                .product(name: "EventSync", package: "EventStore"),
+                .product(name: "SyncServer", package: "EventStore"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -14,6 +14,8 @@ struct Report {
         case rate
         /// Milliseconds: lower is better.
         case milliseconds
+        /// Seconds: lower is better.
+        case seconds
         /// MiB: lower is better.
         case mebibytes
         /// KiB: lower is better.
@@ -32,6 +34,10 @@ struct Report {
         case sqliteAtMost(Double)
         case lmdbAtLeast(Double)
         case valueAtLeast(Double)
+        /// EventStore's figure at least `value`, shown as `text`.
+        case atLeast(Double, text: String)
+        /// EventStore's figure at most `value`, shown as `text`.
+        case atMost(Double, text: String)
 
         func check(_ results: Results, _ key: String) -> String {
             let es = results[key, .eventstore]
@@ -45,6 +51,10 @@ struct Report {
                 return "≥ \(Format.ratio(goal)) LMDB" + verdict(ratio(es, results[key, .lmdb]).map { $0 >= goal })
             case .valueAtLeast(let goal):
                 return "≥ \(Format.ratio(goal))" + verdict(es.map { $0 >= goal })
+            case .atLeast(let goal, let text):
+                return "≥ \(text)" + verdict(es.map { $0 >= goal })
+            case .atMost(let goal, let text):
+                return "≤ \(text)" + verdict(es.map { $0 <= goal })
             }
         }
     }
@@ -222,7 +232,7 @@ struct Report {
             guard let value = results[row.key, engine] else { return "—" }
             switch row.kind {
             case .rate: return Format.grouped(value)
-            case .milliseconds: return Format.decimal(value)
+            case .milliseconds, .seconds: return Format.decimal(value)
             case .mebibytes: return value.formatted(decimals: 1)
             case .kibibytes: return Format.decimal(value)
             case .times: return Format.ratio(value)
@@ -268,7 +278,7 @@ struct Report {
 
     func printScaling(_ runs: [(Int, Results)]) {
         if options.format == .jsonl {
-            for (events, results) in runs { emitAll(results, events: events, scaling: true) }
+            for (events, results) in runs { emitAll(results, events: events, type: "scaling") }
             return
         }
         print("9. Scaling: scenarios 1, 4 and 5 at several sizes (N events over N/4 items)")
@@ -285,11 +295,12 @@ struct Report {
 
     // MARK: JSON lines
 
-    private func emitAll(_ results: Results, events: Int, scaling: Bool = false) {
+    /// Every figure and note as one JSON object each, of type `type`.
+    func emitAll(_ results: Results, events: Int, type: String = "figure") {
         for key in results.values.keys.sorted() {
             for (engine, value) in results.values[key]!.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 emit([
-                    "type": scaling ? "scaling" : "figure", "events": String(events), "figure": key,
+                    "type": type, "events": String(events), "figure": key,
                     "engine": engine.rawValue, "value": String(value),
                 ])
             }

@@ -28,16 +28,19 @@ enum ChildRunner {
         case .rebuild: result = try engine.rebuild()
         case .size: result = try engine.size()
         case .scaling: throw BenchError("scaling is run by the parent")
+        case .sync:
+            // The server side starts the client side in a child process of its own, with --remote.
+            if let remote = options.remote {
+                result = try SyncClient(context: context, remote: remote, sampler: sampler).run()
+            } else {
+                result = try SyncBenchmark(context: context).run()
+            }
         }
         let memory = sampler.finish()
         result.figures["rss.peak"] = memory.peak
         result.figures["rss.anon"] = memory.anonymous
         // Bytes handed to write(2)/pwrite(2) by the whole process: what each engine writes.
-        if let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) {
-            for line in io.split(separator: "\n") where line.hasPrefix("wchar:") {
-                result.figures["io.wchar"] = Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
-            }
-        }
+        if let written = ProcessStats.writtenBytes() { result.figures["io.wchar"] = written }
         let data = try JSONEncoder().encode(result)
         print(marker + String(decoding: data, as: UTF8.self))
     }
@@ -51,13 +54,16 @@ enum ChildProcess {
     }()
 
     /// Runs `task` for a workload of `events` events in a child process and returns its figures.
-    static func run(_ task: ChildTask, events: Int, options: Options, workdir: String) throws -> ChildResult {
+    static func run(
+        _ task: ChildTask, events: Int, options: Options, workdir: String, extraArguments: [String] = []
+    ) throws -> ChildResult {
         var arguments = [
             "--child", task.scenario.rawValue, "--engine", task.engine.rawValue, "--mode", task.mode.rawValue,
             "--events", String(events), "--seed", String(options.seed), "--workdir", workdir,
         ]
         if let count = task.count { arguments += ["--count", String(count)] }
         if options.short { arguments.append("--short") }
+        arguments += extraArguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```
 /// evstore-bench [--events N] [--short] [--large] [--scenarios a,b,c] [--format table|jsonl]
-///               [--seed S] [--workdir DIR] [--keep] [--scaling N1,N2,…]
+///               [--seed S] [--workdir DIR] [--keep] [--scaling N1,N2,…] [--sync-events N]
 /// ```
 struct Options: Sendable {
     enum Format: String, Sendable { case table, jsonl }
@@ -29,6 +29,13 @@ struct Options: Sendable {
     var queries = 1_000
     /// Point reads of items.
     var reads = 100_000
+    /// Events on the server before the first sync of the `sync` scenario.
+    var syncEvents = 1_000_000
+    /// Incremental syncs after the first one, and the events each pulls.
+    var syncRounds = 20
+    var syncRoundEvents = 100
+    /// Set in the client process of the `sync` scenario: the sync server's base URL.
+    var remote: String?
     /// Set in a child process: the one task to run.
     var child: ChildTask?
 
@@ -43,12 +50,14 @@ struct Options: Sendable {
           --workdir DIR       where stores are written (default: a new directory under /tmp)
           --keep              keep the stores after the run
           --scaling LIST      event counts for the scaling runs (default 100000,1000000)
+          --sync-events N     events on the server for the first sync (default 1000000; --short: 20000)
           --repeat K          run each task K times and keep the best run (default 1)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
         var explicitEvents: Int?
+        var explicitSyncEvents: Int?
         var iterator = arguments.makeIterator()
         func value(_ name: String) throws -> String {
             guard let next = iterator.next() else { throw BenchError("\(name) needs a value\n\(usage)") }
@@ -86,6 +95,7 @@ struct Options: Sendable {
                     }
                     return size
                 }
+            case "--sync-events": explicitSyncEvents = try number(argument)
             case "--help", "-h": throw BenchError(usage)
             // Internal: the parent runs each scenario and engine in a child process.
             case "--child":
@@ -99,6 +109,7 @@ struct Options: Sendable {
                 guard let mode = Mode(rawValue: try value(argument)) else { throw BenchError("bad --mode") }
                 task.mode = mode
             case "--count": task.count = try number(argument)
+            case "--remote": options.remote = try value(argument)
             default: throw BenchError("unknown option \(argument)\n\(usage)")
             }
         }
@@ -108,8 +119,10 @@ struct Options: Sendable {
             options.singleCommits = 500
             options.eventsPerWriter = 20
             options.reads = 20_000
+            options.syncEvents = 20_000
         }
         if let explicitEvents { options.events = explicitEvents }
+        if let explicitSyncEvents { options.syncEvents = explicitSyncEvents }
         return options
     }
 
@@ -139,6 +152,9 @@ enum Scenario: String, CaseIterable, Sendable {
     case concurrent
     /// 9. Append, search and rebuild at several sizes.
     case scaling
+    /// 10. First sync of a seeded server store into a new client over loopback HTTP, then
+    /// incremental syncs (its own size: `--sync-events`).
+    case sync
 }
 
 /// The engines compared.

@@ -61,7 +61,7 @@ struct Orchestrator {
         report.printHeader()
         let selected = Set(options.scenarios)
         var main = Results()
-        let mainScenarios = Scenario.allCases.filter { selected.contains($0) && $0 != .scaling }
+        let mainScenarios = Scenario.allCases.filter { selected.contains($0) && $0 != .scaling && $0 != .sync }
         if !mainScenarios.isEmpty {
             main = try runSize(options.events, scenarios: mainScenarios, full: true)
             report.printMain(main)
@@ -74,6 +74,13 @@ struct Orchestrator {
                 if !options.keep { try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: events)) }
             }
             report.printScaling(scaling)
+        }
+        if selected.contains(.sync) {
+            let results = try runTasks([ChildTask(scenario: .sync, engine: .eventstore)], events: options.syncEvents)
+            if !options.keep && options.syncEvents != options.events {
+                try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.syncEvents))
+            }
+            report.printSync(results, events: options.syncEvents)
         }
         if !options.keep {
             try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.events))
@@ -114,24 +121,11 @@ struct Orchestrator {
                 }
             case .concurrent:
                 tasks += EngineName.allCases.map { ChildTask(scenario: .concurrent, engine: $0, count: options.eventsPerWriter) }
-            case .append, .scaling:
+            case .append, .scaling, .sync:
                 break
             }
         }
-        var results = Results()
-        for (index, task) in tasks.enumerated() {
-            let label = "[\(index + 1)/\(tasks.count)] N=\(events) \(task.scenario.rawValue) \(task.engine.rawValue)"
-                + (task.scenario == .append || task.scenario == .single ? " \(task.mode.rawValue)" : "")
-            var best: ChildResult?
-            for run in 0..<(task.scenario == .size ? 1 : options.repeats) {
-                let start = monotonicNanoseconds()
-                let result = try ChildProcess.run(task, events: events, options: options, workdir: workdir)
-                let seconds = Double(monotonicNanoseconds() - start) / 1e9
-                log(label + (options.repeats > 1 ? " (run \(run + 1))" : "") + String(format: "  %.1f s", seconds))
-                if best.map({ Orchestrator.isBetter(result, than: $0, task: task) }) ?? true { best = result }
-            }
-            if let best { results.record(best, task: task) }
-        }
+        var results = try runTasks(tasks, events: events)
         // Raw LMDB never has a search index: its durable figures are its no-search figures.
         for scenario in ["append", "single"] where results.values["\(scenario).nosearch"] != nil {
             for key in ["\(scenario).nosearch", "io.\(scenario).nosearch.wchar"] {
@@ -159,6 +153,26 @@ struct Orchestrator {
         }
         return results
     }
+
+    /// Runs each task in a child process (`--repeat` times, keeping the best run) and records
+    /// its figures.
+    private func runTasks(_ tasks: [ChildTask], events: Int) throws -> Results {
+        var results = Results()
+        for (index, task) in tasks.enumerated() {
+            let label = "[\(index + 1)/\(tasks.count)] N=\(events) \(task.scenario.rawValue) \(task.engine.rawValue)"
+                + (task.scenario == .append || task.scenario == .single ? " \(task.mode.rawValue)" : "")
+            var best: ChildResult?
+            for run in 0..<(task.scenario == .size ? 1 : options.repeats) {
+                let start = monotonicNanoseconds()
+                let result = try ChildProcess.run(task, events: events, options: options, workdir: workdir)
+                let seconds = Double(monotonicNanoseconds() - start) / 1e9
+                log(label + (options.repeats > 1 ? " (run \(run + 1))" : "") + String(format: "  %.1f s", seconds))
+                if best.map({ Orchestrator.isBetter(result, than: $0, task: task) }) ?? true { best = result }
+            }
+            if let best { results.record(best, task: task) }
+        }
+        return results
+    }
 }
 
 extension Orchestrator {
@@ -172,6 +186,7 @@ extension Orchestrator {
             case .reads: ("reads.point", true)
             case .search: ("search.exact.p50", false)
             case .size, .scaling: ("size", false)
+            case .sync: ("sync.first.rate", true)
             }
         guard let new = result.figures[key], let old = other.figures[key] else { return false }
         return higherIsBetter ? new > old : new < old

@@ -38,6 +38,11 @@ final class MemorySampler: Sendable {
     /// Stops sampling; returns (peak RSS, peak anonymous RSS) in MiB.
     func finish() -> (peak: Double, anonymous: Double) {
         running.withLock { $0 = false }
+        return current()
+    }
+
+    /// The peaks so far (peak RSS, peak anonymous RSS) in MiB; sampling goes on.
+    func current() -> (peak: Double, anonymous: Double) {
         let anon = max(peakAnonymous.withLock { $0 }, MemorySampler.statusKiB("RssAnon") ?? 0)
         let peak = MemorySampler.statusKiB("VmHWM") ?? 0
         return (Double(peak) / 1024, Double(anon) / 1024)

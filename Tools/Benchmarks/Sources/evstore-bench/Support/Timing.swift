@@ -1,7 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
+import Foundation
+
+#if canImport(CDispatch)
+    // With swift-nio in the module graph, `timespec` resolves to the declaration in CDispatch's
+    // headers, and member import visibility wants that module imported here.
+    import CDispatch
 #endif
 
 /// Monotonic time in nanoseconds.

@@ -1,0 +1,55 @@
+import Foundation
+
+extension Report {
+    /// The rows of scenario 10; the aims are the sync issue's (1M events in ≤ 20 s, RSS ≤ 150 MiB).
+    static let syncRows: [Row] = [
+        Row("seed the server store, bulk, 10,000 events/txn (events/s)", "sync.seed", .rate),
+        Row("first sync, server → new client: seconds", "sync.first.seconds", .seconds),
+        Row("first sync: events/s", "sync.first.rate", .rate, aim: .atLeast(50_000, text: "50,000 (1M in 20 s)")),
+        Row(
+            "first sync: client peak RSS, own process (MiB)", "sync.first.rss", .memory,
+            aim: .atMost(150, text: "150 MiB")),
+        Row("first sync: client CPU time, user (s)", "sync.first.cpu.user", .seconds),
+        Row("first sync: client CPU time, system (s)", "sync.first.cpu.system", .seconds),
+        Row("first sync: client bytes written per event (KiB)", "sync.first.written", .kibibytes),
+        Row("first sync: requests (pulled pages)", "sync.first.requests", .count),
+        Row("client store after the first sync (MiB)", "sync.client.size", .mebibytes),
+        Row("server CPU time during the client's run (s)", "sync.server.cpu", .seconds),
+        Row("incremental sync pulling 100 events: p50 (ms)", "sync.incremental.p50", .milliseconds),
+        Row("incremental sync pulling 100 events: p99 (ms)", "sync.incremental.p99", .milliseconds),
+    ]
+
+    /// Prints scenario 10: EventStore only, one value per figure.
+    func printSync(_ results: Results, events: Int) {
+        if options.format == .jsonl {
+            emitAll(results, events: events, type: "sync")
+            return
+        }
+        print(
+            "10. Sync over loopback HTTP: N = \(Format.grouped(Double(events))) events over "
+                + "\(Format.grouped(Double(max(1, events / 4)))) items, SyncServer → new client (HTTPTransport), "
+                + "then \(options.syncRounds) rounds of \(options.syncRoundEvents) events pushed by another replica")
+        if let tuning = results.notes[.eventstore]?["sync.durable.tuning"] { print("profiling knobs set: \(tuning)") }
+        var table = TextTable(header: ["Figure", "EventStore", "Aim (issue)"])
+        for row in Report.syncRows {
+            let key = row.kind == .memory ? row.key + ".peak" : row.key
+            guard let value = results[key, .eventstore] else { continue }
+            let text: String
+            switch row.kind {
+            case .memory:
+                let anon = results[row.key + ".anon", .eventstore] ?? 0
+                text = "\(value.formatted(decimals: 0)) (\(anon.formatted(decimals: 0)))"
+            case .rate, .count: text = Format.grouped(value)
+            case .mebibytes: text = value.formatted(decimals: 1)
+            case .times: text = Format.ratio(value)
+            case .milliseconds, .seconds, .kibibytes: text = Format.decimal(value)
+            }
+            table.add(["  " + row.title, text, row.aim.map { $0.check(results, key) } ?? ""])
+        }
+        print(table.render())
+        print("Client peak RSS is the VmHWM of the client's own process (the server runs in another one),")
+        print("mapped store pages included; peak anonymous memory (heap, stacks) in parentheses.")
+        print("")
+        fflush(nil)
+    }
+}

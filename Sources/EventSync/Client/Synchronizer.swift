@@ -43,6 +43,13 @@ public final class Synchronizer: Sendable {
         public var maxPushBytes = 4 << 20
         /// The most events per pulled page (also capped by the server's limit).
         public var pullPageSize = 1000
+        /// When pulling a backlog, consecutive pages are ingested in one transaction until they
+        /// hold this many events: a busy page of the search index is then written once per
+        /// transaction instead of once per page (a first sync of a large log runs several
+        /// times faster). Each transaction still advances the cursor with the events it
+        /// holds; `1` ingests page by page. Larger values hold more memory while a
+        /// transaction is open.
+        public var pullEventsPerCommit = 5000
         /// Automatic mode: how retries back off.
         public var retry = RetryPolicy()
         /// Automatic mode: how often to sync when nothing happens (`nil`: only on local changes
@@ -326,61 +333,75 @@ public final class Synchronizer: Sendable {
         -> PhaseOutcome
     {
         let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
+        let eventsPerCommit = max(1, configuration.pullEventsPerCommit)
         let start = cursor.pulled
         let transport = self.transport
-        // The next page is fetched while the current one is ingested.
+        // The next page is fetched while the current ones are checked and ingested.
         var prefetched: Task<PullPage, any Error>?
         defer { prefetched?.cancel() }
         while true {
-            try Task.checkCancellation()
+            // Pages up to the commit budget (one page when the log is caught up).
             let after = cursor.pulled
-            let page: PullPage
-            if let prefetched {
-                page = try await prefetched.value
-            } else {
-                page = try await transport.pull(after: after, limit: pageSize, check: cursor.check)
-            }
-            prefetched = nil
-            report.requests += 1
-            if let epoch = cursor.epoch, page.epoch != epoch {
-                cursor = try await adopt(epoch: page.epoch, report: &report)
-                return .epochChanged
-            }
-            try Synchronizer.verify(page, after: after)
-            if page.next < page.head {
-                let next = page.next
-                let check = cursor.check
-                prefetched = Task { try await transport.pull(after: next, limit: pageSize, check: check) }
-            }
-            publish(
-                .pulling(SyncProgress(completed: Int(after - start), total: Int(page.head - min(start, page.head)))))
+            var pages: [PullPage] = []
+            var count = 0
+            var next = after
+            repeat {
+                try Task.checkCancellation()
+                let page: PullPage
+                if let pending = prefetched {
+                    page = try await pending.value
+                } else {
+                    page = try await transport.pull(after: next, limit: pageSize, check: cursor.check)
+                }
+                prefetched = nil
+                report.requests += 1
+                if let epoch = cursor.epoch, page.epoch != epoch {
+                    // Pages of the old epoch are dropped with it.
+                    cursor = try await adopt(epoch: page.epoch, report: &report)
+                    return .epochChanged
+                }
+                try Synchronizer.verify(page, after: next)
+                if let first = pages.first, page.epoch != first.epoch {
+                    throw SyncError(.protocolViolation, "pages after \(after) come from two epochs")
+                }
+                pages.append(page)
+                count += page.events.count
+                next = page.next
+                if page.next < page.head {
+                    let (following, check) = (page.next, cursor.check)
+                    prefetched = Task { try await transport.pull(after: following, limit: pageSize, check: check) }
+                }
+                publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
+            } while next < pages[pages.count - 1].head && count < eventsPerCommit
+
+            let last = pages[pages.count - 1]
             let key = cursorKey
-            let events = page.events
+            let events = pages.flatMap(\.events)
             let ingested: IngestedPage
             do {
                 ingested = try await store.write { writer in
                     var cursor = try SyncCursor.load(writer, key: key)
-                    guard cursor.pulled == after, cursor.epoch == page.epoch else {
+                    guard cursor.pulled == after, cursor.epoch == last.epoch else {
                         throw SyncError(.local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
                     }
                     let headBefore = try writer.head()
                     let result = try writer.ingestAll(events)
                     // Nothing local is pending: what was just pulled need not be pushed back.
                     if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
-                    cursor.pulled = page.next
-                    cursor.raiseMark(page.next, page.digest)
+                    cursor.pulled = last.next
+                    cursor.raiseMark(last.next, last.digest)
                     try cursor.save(writer, key: key)
                     return IngestedPage(cursor: cursor, appended: result.appended, duplicates: result.duplicates.count)
                 }
             } catch let error as EventStoreError {
-                throw Synchronizer.syncError(error).prefixed("cannot ingest pulled page after \(after): ")
+                throw Synchronizer.syncError(error).prefixed("cannot ingest pulled events after \(after): ")
             }
             cursor = ingested.cursor
             report.pulled += ingested.appended.count
             report.pulledDuplicates += ingested.duplicates
-            report.serverHead = max(report.serverHead, page.head)
+            report.serverHead = max(report.serverHead, last.head)
             try collectConflicts(of: ingested.appended, into: &report)
-            if page.next >= page.head { return .done }
+            if last.next >= last.head { return .done }
         }
     }
 

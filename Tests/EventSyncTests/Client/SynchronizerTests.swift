@@ -74,6 +74,35 @@ struct SynchronizerTests {
         #expect(Set(ids) == Set(try eventIDs(of: client)))
     }
 
+    @Test func aBacklogIsIngestedSeveralPagesPerCommitAndACutLosesOnlyTheOpenCommit() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let source = try cluster.addReplica()
+        try await appendNotes(source, count: 1000)
+        try await cluster.synchronizer(0).sync()
+
+        let client = try cluster.addReplica()
+        var configuration = Synchronizer.Configuration()
+        configuration.pullPageSize = 100
+        configuration.pullEventsPerCommit = 300
+        let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
+        // Calls from 0: info, pages 1-3 (one commit), pages 4-5, then page 6 is cut: pages 4-6 were
+        // one open commit.
+        faulty.fail(call: 6, .after)
+        let synchronizer = cluster.synchronizer(1, transport: faulty, configuration: configuration)
+        let commitsBefore = try client.statistics().lastTransactionID
+        await expectSyncError(.transport) { try await synchronizer.sync() }
+        #expect(try synchronizer.cursor().pulled == 300)
+        #expect(try client.head() == 300)
+        #expect(try client.statistics().lastTransactionID == commitsBefore + 2, "the epoch, then three pages in one commit")
+
+        let report = try await synchronizer.sync()
+        #expect(report.pulled == 700 && report.pulledDuplicates == 0)
+        #expect(try client.head() == 1000)
+        #expect(try eventIDs(of: client) == (try eventIDs(of: try await cluster.serverStore())))
+        #expect(try StoreSnapshot(client) == StoreSnapshot(source))
+    }
+
     @Test func aPullCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }
@@ -84,6 +113,7 @@ struct SynchronizerTests {
         let client = try cluster.addReplica()
         var configuration = Synchronizer.Configuration()
         configuration.pullPageSize = 100
+        configuration.pullEventsPerCommit = 1  // page by page
         let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
         faulty.fail(call: 5, .after)  // info, pages 1-4 ingested; page 5 fetched but cut before ingest
         let synchronizer = cluster.synchronizer(1, transport: faulty, configuration: configuration)

@@ -37,13 +37,15 @@ struct SearchEngine {
         for collection in collections {
             for candidate in try candidates(query, in: collection) { hits.append((collection, candidate)) }
         }
-        hits.sort { $0.candidate.score > $1.candidate.score }
+        // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so the
+        // order among equal scores does not depend on doc ids (it is decided by item key below).
         let wanted = query.offset + query.limit
-        // Keep ties at the cut so the order among equal scores does not depend on doc ids.
-        var cut = min(wanted, hits.count)
-        while cut < hits.count && cut > 0 && hits[cut].candidate.score == hits[cut - 1].candidate.score { cut += 1 }
+        if hits.count > wanted {
+            let threshold = SearchEngine.kthLargest(hits.lazy.map(\.candidate.score), k: wanted)
+            hits.removeAll { $0.candidate.score < threshold }
+        }
         var resolved: [(key: [UInt8], score: Double)] = []
-        for hit in hits.prefix(cut) {
+        for hit in hits {
             guard let key = try reader.tx.value(forKey: StoredDocument.docIDKey(hit.candidate.docID), in: databases.searchDocIDs)
             else { continue }
             resolved.append((key, hit.candidate.score))
@@ -53,6 +55,41 @@ struct SearchEngine {
             let (collection, id) = try entry.key.withUnsafeBytes { try Keys.splitItem($0) }
             return try reader.item(collection, id).map { SearchResult(item: $0, score: entry.score) }
         }
+    }
+
+    /// The `k`-th largest of `scores` (`k` ≥ 1, at most their count), with a bounded min-heap:
+    /// O(n log k) instead of sorting every hit to keep a page of them.
+    static func kthLargest(_ scores: some Sequence<Double>, k: Int) -> Double {
+        var heap: [Double] = []
+        heap.reserveCapacity(k)
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1
+                guard left < heap.count else { return }
+                var smallest = left
+                if left + 1 < heap.count && heap[left + 1] < heap[left] { smallest = left + 1 }
+                guard heap[smallest] < heap[parent] else { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        for score in scores {
+            if heap.count < k {
+                heap.append(score)
+                var child = heap.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard heap[child] < heap[parent] else { break }
+                    heap.swapAt(child, parent)
+                    child = parent
+                }
+            } else if score > heap[0] {
+                heap[0] = score
+                siftDown(0)
+            }
+        }
+        return heap[0]
     }
 
     private func allCollections() throws -> [String] {
@@ -97,16 +134,27 @@ struct SearchEngine {
 
             // The driver: every posting of the rarest group.
             let driver = groups[order[0]]
-            var scores: [UInt32: Double] = [:]
-            for (key, frequency) in zip(driver.keys, driver.frequencies) {
-                try forEachPosting(key: key, cursor: cursor) { posting in
-                    let docID = docIDOf(posting)
-                    let value = driver.scored ? score(posting, frequency: frequency) : 0
-                    scores[docID] = max(scores[docID] ?? 0, value)
+            var candidates: [Candidate] = []
+            if driver.keys.count == 1 {
+                // One index term: its postings are distinct documents already.
+                candidates.reserveCapacity(driver.frequencies[0])
+                try forEachPosting(key: driver.keys[0], cursor: cursor) { posting in
+                    candidates.append(Candidate(
+                        docID: docIDOf(posting), score: driver.scored ? score(posting, frequency: driver.frequencies[0]) : 0))
                 }
+            } else {
+                // A prefix: a document may hold several of its terms; it scores its best one.
+                var scores: [UInt32: Double] = [:]
+                for (key, frequency) in zip(driver.keys, driver.frequencies) {
+                    try forEachPosting(key: key, cursor: cursor) { posting in
+                        let docID = docIDOf(posting)
+                        let value = driver.scored ? score(posting, frequency: frequency) : 0
+                        scores[docID] = max(scores[docID] ?? 0, value)
+                    }
+                }
+                candidates = scores.map { Candidate(docID: $0.key, score: $0.value) }
             }
             // Every other group must match too.
-            var candidates = scores.map { Candidate(docID: $0.key, score: $0.value) }
             for index in order.dropFirst() {
                 let group = groups[index]
                 var kept: [Candidate] = []

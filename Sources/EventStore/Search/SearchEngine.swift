@@ -124,10 +124,12 @@ struct SearchEngine {
             let documents = Double(stats.documents)
             let average = stats.averageLength
 
-            func score(_ posting: UnsafeRawBufferPointer, frequency: Int) -> Double {
+            func idf(_ frequency: Int) -> Double {
+                log(1 + (documents - Double(frequency) + 0.5) / (Double(frequency) + 0.5))
+            }
+            func score(_ posting: UnsafeRawBufferPointer, idf: Double) -> Double {
                 let weighted = Double(UInt16(posting[4]) << 8 | UInt16(posting[5]))
                 let length = Double(UInt16(posting[6]) << 8 | UInt16(posting[7]))
-                let idf = log(1 + (documents - Double(frequency) + 0.5) / (Double(frequency) + 0.5))
                 let norm = SearchEngine.k1 * (1 - SearchEngine.b + SearchEngine.b * length / average)
                 return idf * weighted * (SearchEngine.k1 + 1) / (weighted + norm)
             }
@@ -138,17 +140,18 @@ struct SearchEngine {
             if driver.keys.count == 1 {
                 // One index term: its postings are distinct documents already.
                 candidates.reserveCapacity(driver.frequencies[0])
+                let weight = idf(driver.frequencies[0])
                 try forEachPosting(key: driver.keys[0], cursor: cursor) { posting in
-                    candidates.append(Candidate(
-                        docID: docIDOf(posting), score: driver.scored ? score(posting, frequency: driver.frequencies[0]) : 0))
+                    candidates.append(Candidate(docID: docIDOf(posting), score: driver.scored ? score(posting, idf: weight) : 0))
                 }
             } else {
                 // A prefix: a document may hold several of its terms; it scores its best one.
                 var scores: [UInt32: Double] = [:]
                 for (key, frequency) in zip(driver.keys, driver.frequencies) {
+                    let weight = idf(frequency)
                     try forEachPosting(key: key, cursor: cursor) { posting in
                         let docID = docIDOf(posting)
-                        let value = driver.scored ? score(posting, frequency: frequency) : 0
+                        let value = driver.scored ? score(posting, idf: weight) : 0
                         scores[docID] = max(scores[docID] ?? 0, value)
                     }
                 }
@@ -157,17 +160,19 @@ struct SearchEngine {
             // Every other group must match too.
             for index in order.dropFirst() {
                 let group = groups[index]
+                let weights = group.frequencies.map(idf)
                 var kept: [Candidate] = []
                 kept.reserveCapacity(candidates.count)
                 for var candidate in candidates {
                     var best: Double?
-                    let probe = StoredDocument.docIDKey(candidate.docID) + [0, 0, 0, 0]
-                    for (key, frequency) in zip(group.keys, group.frequencies) {
+                    // The least posting of the document: its id, then zeros (big-endian).
+                    let probe = (UInt64(candidate.docID) << 32).bigEndian
+                    for (key, weight) in zip(group.keys, weights) {
                         let found = try key.withUnsafeBytes { key in
-                            try probe.withUnsafeBytes { probe in try cursor.seek(key: key, valueAtLeast: probe) }
+                            try withUnsafeBytes(of: probe) { probe in try cursor.seek(key: key, valueAtLeast: probe) }
                         }
                         guard let entry = found, entry.value.count == 8, docIDOf(entry.value) == candidate.docID else { continue }
-                        let value = group.scored ? score(entry.value, frequency: frequency) : 0
+                        let value = group.scored ? score(entry.value, idf: weight) : 0
                         best = max(best ?? 0, value)
                     }
                     guard let best else { continue }

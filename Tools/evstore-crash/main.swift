@@ -9,6 +9,7 @@
 //                                          `pulled <localHead>` after each sync and `done` at the end
 //
 // Every line is written with one write(2) call, so nothing sits in a buffer when the process dies.
+// The endless workloads stop by themselves when the process that started them is gone.
 
 import EventStore
 import EventSync
@@ -36,6 +37,11 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// The test process that started this one. When it is gone (a test runner killed mid-test),
+/// the workloads stop instead of running forever: they check ``orphaned`` on every round.
+let parent = getppid()
+var orphaned: Bool { getppid() != parent }
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     fail("usage: evstore-crash append STORE SEED | rebuild STORE | pull STORE URL TOKEN [STORENAME]")
@@ -52,7 +58,7 @@ case "append":
     }
     say("ready \(store.replicaID) \(try store.head())")
     var generator = CrashWorkload.Generator(seed: seed)
-    while true {
+    while !orphaned {
         let count = Int(generator.next() % 5) + 1
         let randoms = (0..<count).map { _ in generator.next() }
         do {
@@ -64,6 +70,7 @@ case "append":
             fail("append failed: \(error)")
         }
     }
+    exit(0)
 
 case "rebuild":
     let store: Store
@@ -74,7 +81,7 @@ case "rebuild":
     }
     say("ready \(store.replicaID) \(try store.head())")
     var round = 0
-    while true {
+    while !orphaned {
         do {
             try store.rebuildProjections()
         } catch {
@@ -83,6 +90,7 @@ case "rebuild":
         round += 1
         say("rebuilt \(round)")
     }
+    exit(0)
 
 case "pull":
     guard arguments.count >= 5 else { fail("usage: evstore-crash pull STORE URL TOKEN [STORENAME]") }

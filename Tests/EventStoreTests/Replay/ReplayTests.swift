@@ -70,7 +70,7 @@ struct ReplayTests {
                 #expect(state.eventsApplied == point)
                 #expect(state.point == .seq(point))
                 for collection in ["notes", "tasks"] {
-                    let expected = CoreFixtures.expectedItems(of: prefix, in: collection)
+                    let expected = ProjectionFixtures.expectedItems(prefix)[collection] ?? [:]
                     #expect(ReplayTests.fields(try state.items(in: collection)) == expected, "seq \(point), \(collection)")
                 }
                 let all = try state.items()
@@ -84,7 +84,7 @@ struct ReplayTests {
                 }
             }
             // At the head, replay equals the live projections.
-            let live = try CoreFixtures.allItems(store, in: "notes") + CoreFixtures.allItems(store, in: "tasks")
+            let live = try ProjectionFixtures.items(store, in: "notes") + ProjectionFixtures.items(store, in: "tasks")
             #expect(try store.replay(to: .seq(head)).items() == live)
             #expect(try store.replay(to: .seq(.max)).items() == live)
             let nothing = try store.replay(to: .seq(0))
@@ -110,7 +110,7 @@ struct ReplayTests {
                 #expect(state.eventsApplied == UInt64(included.count))
                 for collection in ["notes", "tasks"] {
                     #expect(
-                        ReplayTests.fields(try state.items(in: collection)) == CoreFixtures.expectedItems(of: included, in: collection),
+                        ReplayTests.fields(try state.items(in: collection)) == (ProjectionFixtures.expectedItems(included)[collection] ?? [:]),
                         "hlc \(cut)")
                 }
             }
@@ -122,12 +122,12 @@ struct ReplayTests {
         try await withTemporaryStore { store in
             try await store.append((0..<50).map { .put("notes", id: "n\($0)", fields: ["title": "x"]) })
             let reports = Mutex<[Store.Progress]>([])
-            let dump = try CoreFixtures.projectionDump(store)
+            let dump = try ProjectionFixtures.projectionBytes(store)
             let state = try store.replay(to: .seq(30)) { progress in reports.withLock { $0.append(progress) } }
             #expect(try state.items(in: "notes").count == 30)
             let seen = reports.withLock { $0 }
             #expect(seen.last == Store.Progress(processed: 30, total: 30))
-            #expect(try CoreFixtures.projectionDump(store) == dump, "replay builds elsewhere")
+            #expect(try ProjectionFixtures.projectionBytes(store) == dump, "replay builds elsewhere")
             #expect(try store.head() == 50)
             #expect(ReplayPoint.seq(30).description == "seq 30")
         }
@@ -206,7 +206,7 @@ struct ReplayTests {
                 _ = try await store.ingest(events.shuffled(using: &random))
                 for item in ["a", "b"] {
                     let mine = events.filter { $0.item == item }
-                    let expected = CoreFixtures.expectedFields(of: mine) ?? [:]
+                    let expected = ProjectionFixtures.expected(mine) ?? [:]
                     let history = try store.history(collection: "notes", item: item)
                     for field in Set(history.map(\.field)) {
                         let entries = history.filter { $0.field == field }

@@ -55,12 +55,12 @@ struct BadInputTests {
         try await withTemporaryStore(configuration: configuration) { store in
             try await store.append((0..<5).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)"), "tags": ["keep"]]) })
             let head = try store.head()
-            let items = try CoreFixtures.allItems(store, in: "notes")
-            let dump = try CoreFixtures.projectionDump(store)
+            let items = try ProjectionFixtures.items(store, in: "notes")
+            let dump = try ProjectionFixtures.projectionBytes(store)
             try await body(store) { () throws in
                 #expect(try store.head() == head)
-                #expect(try CoreFixtures.allItems(store, in: "notes") == items)
-                #expect(try CoreFixtures.projectionDump(store) == dump)
+                #expect(try ProjectionFixtures.items(store, in: "notes") == items)
+                #expect(try ProjectionFixtures.projectionBytes(store) == dump)
             }
         }
     }

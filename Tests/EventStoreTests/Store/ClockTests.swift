@@ -75,7 +75,7 @@ struct ClockTests {
         let clock = ManualClock(start: CoreFixtures.epoch)
         try await withTemporaryStore(configuration: ClockTests.configuration(clock)) { store in
             try await store.put("notes", id: "n1", fields: ["title": "local"])
-            let dump = try CoreFixtures.projectionDump(store)
+            let dump = try ProjectionFixtures.projectionBytes(store)
             let origin = ReplicaID(high: 5, low: 5)
             let poison = HLCTimestamp(physical: clock.now + 60_001, logical: 0)
             let far = CoreFixtures.remote(origin, 1, at: poison, item: "n1", .patch, fields: ["title": "from the future"])
@@ -85,7 +85,7 @@ struct ClockTests {
             }
             #expect(try store.head() == 1)
             #expect(try store.item("notes", "n1")?["title"] == "local")
-            #expect(try CoreFixtures.projectionDump(store) == dump)
+            #expect(try ProjectionFixtures.projectionBytes(store) == dump)
             // The refused stamp did not poison the clock.
             clock.advance(by: 1)
             let next = try await store.put("notes", id: "n2", fields: ["title": "x"])

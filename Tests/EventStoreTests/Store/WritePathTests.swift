@@ -88,7 +88,7 @@ struct WritePathTests {
             // A remote event stamped 30 s ahead ratchets the clock; the high-water must persist.
             let remoteStamp = HLCTimestamp(physical: clock.now + 30_000, logical: 4)
             _ = try await store.ingest([CoreFixtures.remote(ReplicaID(high: 9, low: 9), 1, at: remoteStamp, item: "r1", fields: ["title": "remote"])])
-            let items = try CoreFixtures.allItems(store, in: "notes")
+            let items = try ProjectionFixtures.items(store, in: "notes")
             let hits = try CoreFixtures.results(store, SearchQuery("offline", limit: 50))
             store.close()
             return (store.replicaID, try store.read { reader in try (1...reader.head()).map { try reader.event(at: $0)! } }, remoteStamp, items, hits)
@@ -101,7 +101,7 @@ struct WritePathTests {
         #expect(store.replicaID == replica)
         let reread = try store.read { reader in try (1...reader.head()).map { try reader.event(at: $0)! } }
         #expect(reread == written)
-        #expect(try CoreFixtures.allItems(store, in: "notes") == items)
+        #expect(try ProjectionFixtures.items(store, in: "notes") == items)
         #expect(try CoreFixtures.results(store, SearchQuery("offline", limit: 50)) == hits)
         #expect(try store.count(in: "notes") == 20, "20 local items, one deleted, one remote")
 
@@ -350,15 +350,15 @@ struct WritePathTests {
             let first = try await store.ingest(events)
             #expect(first.appended.map(\.seq) == Array(1...6))
             #expect(first.duplicates.isEmpty)
-            let items = try CoreFixtures.allItems(store, in: "notes")
-            let dump = try CoreFixtures.projectionDump(store)
+            let items = try ProjectionFixtures.items(store, in: "notes")
+            let dump = try ProjectionFixtures.projectionBytes(store)
 
             let again = try await store.ingest(events.reversed())
             #expect(again.appended.isEmpty)
             #expect(Set(again.duplicates) == Set(events.map(\.id)) && again.duplicates.count == 6)
             #expect(try store.head() == 6)
-            #expect(try CoreFixtures.allItems(store, in: "notes") == items)
-            #expect(try CoreFixtures.projectionDump(store) == dump, "projections untouched, byte for byte")
+            #expect(try ProjectionFixtures.items(store, in: "notes") == items)
+            #expect(try ProjectionFixtures.projectionBytes(store) == dump, "projections untouched, byte for byte")
 
             // A mixed batch appends only the new events; a repeat inside one batch counts once.
             let fresh = CoreFixtures.remote(origin, 7, at: HLCTimestamp(physical: now, logical: 7), item: "n9", fields: ["title": "new"])
@@ -400,7 +400,7 @@ struct WritePathTests {
             #expect(Set(appended.map(\.id)) == Set(events.map(\.id)))
             #expect(results.map(\.duplicates.count).reduce(0, +) == 180)
             #expect(try store.head() == 20)
-            #expect(try CoreFixtures.fieldsByID(store, in: "notes") == CoreFixtures.expectedItems(of: events, in: "notes"))
+            #expect(try CoreFixtures.fieldsByID(store, in: "notes") == (ProjectionFixtures.expectedItems(events)["notes"] ?? [:]))
             #expect(try store.verify().isConsistent)
         }
     }
@@ -437,7 +437,7 @@ struct WritePathTests {
         configuration.physicalClock = clock.function
         try await withTemporaryStore(configuration: configuration) { store in
             try await store.put("notes", id: "keep", fields: ["title": "kept"])
-            let dump = try CoreFixtures.projectionDump(store)
+            let dump = try ProjectionFixtures.projectionBytes(store)
             let good: [Change] = (0..<5).map { .put("notes", id: "good\($0)", fields: ["title": "fine"]) }
             let badChanges: [(String, Change, EventStoreError.Code)] = [
                 ("bad name", .put("no spaces", id: "x", fields: ["a": 1]), .invalidName),
@@ -476,7 +476,7 @@ struct WritePathTests {
                 await expectStoreError(code, "blocking ingest: \(name)") { _ = try store.ingest(batch) as Store.IngestResult }
             }
             #expect(try store.head() == 1)
-            #expect(try CoreFixtures.projectionDump(store) == dump, "nothing was written")
+            #expect(try ProjectionFixtures.projectionBytes(store) == dump, "nothing was written")
             #expect(try store.read { try $0.seq(of: goodEvents[0].id) } == nil)
             // The same good events go through on their own.
             #expect(try await store.ingest(goodEvents).appended.count == 5)

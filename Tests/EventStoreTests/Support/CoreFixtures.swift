@@ -86,68 +86,11 @@ enum CoreFixtures {
         return events
     }
 
-    // MARK: The merge rule, written independently of ItemState
-
-    /// The state the merge rule gives a set of events of one item: `nil` when the item does not
-    /// exist, else its fields. Duplicates (same id) count once.
-    static func expectedFields(of events: [Event]) -> [String: Value]? {
-        var unique: [EventID: Event] = [:]
-        for event in events { unique[event.id] = event }
-        let floor = unique.values.filter { $0.operation != .patch }.max { $0.stamp < $1.stamp }
-        var fields: [String: Value] = [:]
-        let names = Set(unique.values.flatMap(\.fields.keys))
-        for name in names {
-            let winner = unique.values.filter { $0.fields[name] != nil }.max { $0.stamp < $1.stamp }!
-            if let floor, winner.stamp < floor.stamp { continue }
-            fields[name] = winner.fields[name]
-        }
-        let exists = !fields.isEmpty || (floor.map { $0.operation == .put } ?? false)
-        return exists ? fields : nil
-    }
-
-    /// The expected items of a collection after `events` (any order, duplicates allowed).
-    static func expectedItems(of events: [Event], in collection: String) -> [String: [String: Value]] {
-        var byItem: [String: [Event]] = [:]
-        for event in events where event.collection == collection { byItem[event.item, default: []].append(event) }
-        return byItem.compactMapValues(expectedFields)
-    }
-
     // MARK: Reading a store
-
-    /// Every item of a collection, through pagination.
-    static func allItems(_ store: Store, in collection: String, pageSize: Int = 1_000) throws -> [Item] {
-        try store.read { reader in
-            var items: [Item] = []
-            var page = try reader.items(in: collection, limit: pageSize)
-            items += page.items
-            while let next = page.next {
-                page = try reader.items(in: collection, after: next, limit: pageSize)
-                items += page.items
-            }
-            return items
-        }
-    }
 
     /// The fields of every item of a collection, by id.
     static func fieldsByID(_ store: Store, in collection: String) throws -> [String: [String: Value]] {
-        Dictionary(uniqueKeysWithValues: try allItems(store, in: collection).map { ($0.id, $0.fields) })
-    }
-
-    /// Every entry of every database of the active projection generation, by database name.
-    static func projectionDump(_ store: Store) throws -> [String: [[UInt8]]] {
-        try store.read { reader in
-            var dump: [String: [[UInt8]]] = [:]
-            for (name, database) in try reader.projection.all {
-                var entries: [[UInt8]] = []
-                try reader.tx.forEach(in: database) { key, value in
-                    entries.append(Array(key))
-                    entries.append(Array(value))
-                    return true
-                }
-                dump[name] = entries
-            }
-            return dump
-        }
+        Dictionary(uniqueKeysWithValues: try ProjectionFixtures.items(store, in: collection).map { ($0.id, $0.fields) })
     }
 
     /// Search results as comparable values: ids and scores, best first.

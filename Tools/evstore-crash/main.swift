@@ -42,6 +42,17 @@ func fail(_ message: String) -> Never {
 let parent = getppid()
 var orphaned: Bool { getppid() != parent }
 
+/// Opens the store at `path` and says `ready <replica> <head>`, or fails.
+func openStore(_ path: String) -> Store {
+    do {
+        let store = try Store.open(at: path)
+        say("ready \(store.replicaID) \(try store.head())")
+        return store
+    } catch {
+        fail("cannot open \(path): \(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     fail("usage: evstore-crash append STORE SEED | rebuild STORE | pull STORE URL TOKEN [STORENAME]")
@@ -50,13 +61,7 @@ guard arguments.count >= 3 else {
 switch arguments[1] {
 case "append":
     guard arguments.count == 4, let seed = UInt64(arguments[3]) else { fail("usage: evstore-crash append STORE SEED") }
-    let store: Store
-    do {
-        store = try Store.open(at: arguments[2])
-    } catch {
-        fail("cannot open \(arguments[2]): \(error)")
-    }
-    say("ready \(store.replicaID) \(try store.head())")
+    let store = openStore(arguments[2])
     var generator = CrashWorkload.Generator(seed: seed)
     while !orphaned {
         let count = Int(generator.next() % 5) + 1
@@ -73,13 +78,7 @@ case "append":
     exit(0)
 
 case "rebuild":
-    let store: Store
-    do {
-        store = try Store.open(at: arguments[2])
-    } catch {
-        fail("cannot open \(arguments[2]): \(error)")
-    }
-    say("ready \(store.replicaID) \(try store.head())")
+    let store = openStore(arguments[2])
     var round = 0
     while !orphaned {
         do {
@@ -94,13 +93,7 @@ case "rebuild":
 
 case "pull":
     guard arguments.count >= 5 else { fail("usage: evstore-crash pull STORE URL TOKEN [STORENAME]") }
-    let store: Store
-    do {
-        store = try Store.open(at: arguments[2])
-    } catch {
-        fail("cannot open \(arguments[2]): \(error)")
-    }
-    say("ready \(store.replicaID) \(try store.head())")
+    let store = openStore(arguments[2])
     var configuration = Synchronizer.Configuration()
     configuration.pullPageSize = 25
     let synchronizer = Synchronizer(

@@ -1,4 +1,5 @@
 import Foundation
+import EventStoreTestSupport
 
 /// What one run of a program printed, and how it ended.
 struct ProcessResult: Sendable, CustomStringConvertible {
@@ -140,25 +141,9 @@ final class EvstoreProcess: @unchecked Sendable {
             .wait(timeout: timeout)
     }
 
-    /// The `evstore` binary: next to the test executable (SwiftPM builds it first, as a
-    /// dependency of the test target), else in `.build/debug` of this package. The
-    /// `EVSTORE_BINARY` environment variable overrides both.
+    /// The `evstore` binary: the `EVSTORE_BINARY` environment variable, else the one built for
+    /// the tests.
     private static func locateExecutable() -> String {
-        let manager = FileManager.default
-        if let path = ProcessInfo.processInfo.environment["EVSTORE_BINARY"] { return path }
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        directories.append(packageRoot.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("evstore").path
-            if manager.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/evstore").path
+        ProcessInfo.processInfo.environment["EVSTORE_BINARY"] ?? builtExecutable(named: "evstore")
     }
 }

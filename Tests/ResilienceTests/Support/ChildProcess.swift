@@ -1,4 +1,5 @@
 import Foundation
+import EventStoreTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ enum Reliability {
 /// A child process whose standard output goes to a file (read at any time), killed on demand.
 final class ChildProcess: @unchecked Sendable {
     /// The `evstore-crash` binary built with the tests.
-    static let crashToolPath: String = locate("evstore-crash")
+    static let crashToolPath: String = builtExecutable(named: "evstore-crash")
 
     let process = Process()
     let outputPath: String
@@ -97,23 +98,5 @@ final class ChildProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return false
-    }
-
-    private static func locate(_ name: String) -> String {
-        let manager = FileManager.default
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        directories.append(packageRoot.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            let candidate = directory.appendingPathComponent(name).path
-            if manager.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/" + name).path
     }
 }

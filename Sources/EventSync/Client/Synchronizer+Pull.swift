@@ -1,0 +1,141 @@
+import EventStore
+
+/// Pulling: the server's log in pages, ingested with the cursor that covers them.
+extension Synchronizer {
+    private struct IngestedPage: Sendable {
+        var cursor: SyncCursor
+        var appended: [Event]
+        var duplicates: Int
+    }
+
+    func pullAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
+        -> PhaseOutcome
+    {
+        let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
+        let eventsPerCommit = max(1, configuration.pullEventsPerCommit)
+        let start = cursor.pulled
+        let transport = self.transport
+        // The next page is fetched while the current ones are checked and ingested.
+        var prefetched: Task<PullPage, any Error>?
+        defer { prefetched?.cancel() }
+        while true {
+            // Pages up to the commit budget (one page when the log is caught up).
+            let after = cursor.pulled
+            var pages: [PullPage] = []
+            var count = 0
+            var next = after
+            repeat {
+                try Task.checkCancellation()
+                let page: PullPage
+                if let pending = prefetched {
+                    page = try await pending.value
+                } else {
+                    page = try await transport.pull(after: next, limit: pageSize, check: cursor.check)
+                }
+                prefetched = nil
+                report.requests += 1
+                if let epoch = cursor.epoch, page.epoch != epoch {
+                    // Pages of the old epoch are dropped with it.
+                    cursor = try await adopt(epoch: page.epoch, report: &report)
+                    return .epochChanged
+                }
+                try Synchronizer.verify(page, after: next)
+                if let first = pages.first, page.epoch != first.epoch {
+                    throw SyncError(.protocolViolation, "pages after \(after) come from two epochs")
+                }
+                pages.append(page)
+                count += page.events.count
+                next = page.next
+                if page.next < page.head {
+                    let (following, check) = (page.next, cursor.check)
+                    prefetched = Task { try await transport.pull(after: following, limit: pageSize, check: check) }
+                }
+                publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
+            } while next < pages[pages.count - 1].head && count < eventsPerCommit
+
+            let last = pages[pages.count - 1]
+            let key = cursorKey
+            let events = pages.flatMap(\.events)
+            let ingested: IngestedPage
+            do {
+                ingested = try await store.write { writer in
+                    var cursor = try SyncCursor.load(writer, key: key)
+                    guard cursor.pulled == after, cursor.epoch == last.epoch else {
+                        throw SyncError(.local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
+                    }
+                    let headBefore = try writer.head()
+                    let result = try writer.ingestAll(events)
+                    // Nothing local is pending: what was just pulled need not be pushed back.
+                    if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
+                    cursor.pulled = last.next
+                    cursor.raiseMark(last.next, last.digest)
+                    try cursor.save(writer, key: key)
+                    return IngestedPage(cursor: cursor, appended: result.appended, duplicates: result.duplicates.count)
+                }
+            } catch let error as EventStoreError {
+                throw Synchronizer.syncError(error).prefixed("cannot ingest pulled events after \(after): ")
+            }
+            cursor = ingested.cursor
+            report.pulled += ingested.appended.count
+            report.pulledDuplicates += ingested.duplicates
+            report.serverHead = max(report.serverHead, last.head)
+            try collectConflicts(of: ingested.appended, into: &report)
+            if last.next >= last.head { return .done }
+        }
+    }
+
+    /// Checks a page: checksum, order, bounds.
+    static func verify(_ page: PullPage, after: UInt64) throws {
+        let checksum = PageChecksum(events: page.events)
+        guard checksum == page.checksum else {
+            throw SyncError(
+                .protocolViolation, "page after \(after): checksum \(checksum) does not match the server's \(page.checksum)")
+        }
+        var previous = after
+        for event in page.events {
+            guard event.seq > previous else {
+                throw SyncError(.protocolViolation, "page after \(after): seq \(event.seq) out of order")
+            }
+            previous = event.seq
+        }
+        guard page.next == previous, page.next <= page.head else {
+            throw SyncError(
+                .protocolViolation, "page after \(after): next \(page.next) does not match its events or head \(page.head)")
+        }
+        if page.events.isEmpty && page.head > after {
+            throw SyncError(.protocolViolation, "page after \(after) is empty but the head is \(page.head)")
+        }
+    }
+
+    private func collectConflicts(of appended: [Event], into report: inout SyncReport) throws {
+        guard !appended.isEmpty else { return }
+        var seqsByItem: [String: (collection: String, item: String, seqs: Set<UInt64>)] = [:]
+        for event in appended {
+            seqsByItem[event.collection + "\u{0}" + event.item, default: (event.collection, event.item, [])].seqs.insert(event.seq)
+        }
+        let limit = configuration.maxReportedConflicts
+        try store.read { reader in
+            for entry in seqsByItem.values {
+                for record in try reader.conflicts(collection: entry.collection, item: entry.item)
+                where entry.seqs.contains(record.seq) {
+                    report.conflicts += 1
+                    if report.conflictRecords.count < limit { report.conflictRecords.append(record) }
+                }
+            }
+        }
+    }
+
+    /// Wraps any error as a ``SyncError``.
+    static func syncError(_ error: any Error) -> SyncError {
+        if let error = error as? SyncError { return error }
+        if let error = error as? EventStoreError {
+            switch error.code {
+            case .clockSkew: return SyncError(.clockSkew, error.message, cause: error)
+            case .invalidEvent, .invalidName: return SyncError(.invalidEvent, error.message, cause: error)
+            default: return SyncError(.local, error.message, cause: error)
+            }
+        }
+        if error is CancellationError { return SyncError(.transport, "the sync was cancelled", cause: error) }
+        return SyncError(.transport, "\(error)", cause: error)
+    }
+}

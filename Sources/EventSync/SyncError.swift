@@ -1,3 +1,5 @@
+public import EventStore
+
 /// An error from sync: a code to match on, a message for people, and the cause.
 ///
 /// Servers send errors as problem details (`application/problem+json`, RFC 9457); the
@@ -68,7 +70,17 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         /// The local store refused an operation.
         public static let local = Code("local-store", 0, "Local store error")
 
+        /// A pushed or pulled event carries an id that already names another event (409). The
+        /// problem's `eventId` names it; see ``SyncError/eventID``.
+        public static let eventConflict = Code("event-conflict", 409, "Event id conflict")
+        /// The push's replica id belongs to another credential (403): the first credential that
+        /// pushed under a replica id owns it.
+        public static let replicaNotOwned = Code("replica-not-owned", 403, "Replica owned by another credential")
+        /// A push carries events of a replica other than the pushing one (403).
+        public static let foreignOrigin = Code("foreign-origin", 403, "Events of another replica")
+
         static let known: [Code] = [
+            .eventConflict, .replicaNotOwned, .foreignOrigin,
             .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
             .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .internalError, .transport, .protocolViolation, .local,
         ]
@@ -94,12 +106,19 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
     public var requestID: String?
     /// The underlying error, if any.
     public let cause: (any Error)?
+    /// The event id the error is about: the conflicting id of an ``Code/eventConflict``, the
+    /// first event of the refused replica for ``Code/replicaNotOwned`` and
+    /// ``Code/foreignOrigin`` (the problem's `eventId`).
+    public var eventID: EventID?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, requestID: String? = nil, cause: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, requestID: String? = nil, eventID: EventID? = nil, cause: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.requestID = requestID
+        self.eventID = eventID
         self.cause = cause
     }
 

@@ -1,3 +1,4 @@
+import EventStore
 import EventSync
 import Hummingbird
 import Logging
@@ -25,12 +26,20 @@ struct SyncRoutes: Sendable {
             return SyncRoutes.json(document)
         }
         router.get("v1/stores/:store") { request, context in
-            await handle(request, context) { store, check in
-                SyncRoutes.json(try await service.infoJSON(store, check: check, logger: context.logger))
+            await handle(request, context) { store, check, _ in
+                var replica: ReplicaID?
+                if let text = request.uri.queryParameters.get("replica") {
+                    guard let parsed = ReplicaID(hex: text) else {
+                        throw SyncError(.invalidRequest, "\"replica\" must be a replica id (32 hex digits)")
+                    }
+                    replica = parsed
+                }
+                return SyncRoutes.json(
+                    try await service.infoJSON(store, check: check, replica: replica, logger: context.logger))
             }
         }
         router.get("v1/stores/:store/events") { request, context in
-            await handle(request, context) { store, check in
+            await handle(request, context) { store, check, _ in
                 let query = request.uri.queryParameters
                 var after: UInt64 = 0
                 if let text = query.get("after") {
@@ -51,9 +60,10 @@ struct SyncRoutes: Sendable {
             }
         }
         router.post("v1/stores/:store/events") { request, context in
-            await handle(request, context) { store, check in
+            await handle(request, context) { store, check, credential in
                 let body = try await readBody(request)
-                return SyncRoutes.json(try await service.pushJSON(store, body: body, check: check, logger: context.logger))
+                return SyncRoutes.json(
+                    try await service.pushJSON(store, body: body, check: check, credential: credential, logger: context.logger))
             }
         }
         return router
@@ -63,14 +73,14 @@ struct SyncRoutes: Sendable {
     /// every error into a problem response.
     private func handle(
         _ request: Request, _ context: SyncRequestContext,
-        _ body: (_ store: String, _ check: ContinuityCheck?) async throws -> Response
+        _ body: (_ store: String, _ check: ContinuityCheck?, _ credential: SyncCredential) async throws -> Response
     ) async -> Response {
         do {
-            let store = try authorize(request, context)
+            let (store, credential) = try authorize(request, context)
             let query = request.uri.queryParameters
             let check = try SyncService.continuityCheck(
                 epoch: query.get("epoch"), mark: query.get("mark"), digest: query.get("digest"))
-            return try await body(store, check)
+            return try await body(store, check, credential)
         } catch {
             let failure = SyncService.syncError(error)
             context.logger.log(
@@ -81,8 +91,8 @@ struct SyncRoutes: Sendable {
     }
 
     /// 401 without a known token, 400 for an invalid store name, 403 when the token does not
-    /// grant the store.
-    private func authorize(_ request: Request, _ context: SyncRequestContext) throws -> String {
+    /// grant the store. Returns the store and the token's credential.
+    private func authorize(_ request: Request, _ context: SyncRequestContext) throws -> (String, SyncCredential) {
         guard let header = request.headers[.authorization] else {
             throw SyncError(.unauthorized, "missing Authorization: Bearer token")
         }
@@ -97,7 +107,7 @@ struct SyncRoutes: Sendable {
         guard grant.allows(store) else {
             throw SyncError(.forbidden, "the token does not grant store \(store.debugDescription)")
         }
-        return store
+        return (store, tokens.credential(for: token))
     }
 
     /// Collects the body, refusing anything but `application/json` (415) and more than the limit

@@ -54,17 +54,17 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
         state.withLock { Int.random(in: range, using: &$0.generator) }
     }
 
-    func info(check: ContinuityCheck?) async throws -> RemoteInfo {
+    func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
         await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate"]) {
         case "drop-request": throw SyncError(.transport, "injected: info request lost", cause: Injected(description: "info"))
         case "drop-response":
-            _ = try await base.info(check: check)
+            _ = try await base.info(check: check, replica: replica)
             throw SyncError(.transport, "injected: info response lost", cause: Injected(description: "info"))
         case "duplicate":
-            _ = try? await base.info(check: check)
-            return try await base.info(check: check)
-        default: return try await base.info(check: check)
+            _ = try? await base.info(check: check, replica: replica)
+            return try await base.info(check: check, replica: replica)
+        default: return try await base.info(check: check, replica: replica)
         }
     }
 

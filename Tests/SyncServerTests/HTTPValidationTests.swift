@@ -116,9 +116,10 @@ struct HTTPValidationTests {
                 many.append(event)
             }
             try await Self.expectRefused(fixture, status: 413, code: "payload-too-large", detail: "51 events") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(many, replica: client.replicaID))
+                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(many, replica: many[0].id.origin))
             }
-            let accepted = try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(Array(many.prefix(50)), replica: client.replicaID))
+            let accepted = try await fixture.send(
+                .POST, "/v1/stores/notes/events", body: pushBody(Array(many.prefix(50)), replica: many[0].id.origin))
             #expect(accepted.status == 200)
             #expect(try PushResponse(json: accepted.body).accepted == 50)
         }
@@ -131,22 +132,22 @@ struct HTTPValidationTests {
             var badName = pending
             badName[1].collection = "no spaces allowed"
             try await Self.expectRefused(fixture, status: 422, code: "invalid-event", detail: "events[1]") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(badName, replica: client.replicaID))
+                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(badName, replica: client.replicaID))
             }
             var badPatch = pending
             badPatch[1].fields = [:]
             try await Self.expectRefused(fixture, status: 422, code: "invalid-event", detail: "patch") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(badPatch, replica: client.replicaID))
+                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(badPatch, replica: client.replicaID))
             }
             var future = pending
             future[2].hlc = HLCTimestamp(physical: fixture.clock.now + 61_000, logical: 0)
             try await Self.expectRefused(fixture, status: 422, code: "clock-skew", detail: "events[2]") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(future, replica: client.replicaID))
+                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(future, replica: client.replicaID))
             }
             // Within the bound is fine.
             var near = pending
             near[2].hlc = HLCTimestamp(physical: fixture.clock.now + 59_000, logical: 0)
-            let reply = try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(near, replica: client.replicaID))
+            let reply = try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(near, replica: client.replicaID))
             #expect(reply.status == 200, "\(reply.text)")
             #expect(try PushResponse(json: reply.body).accepted == 3)
         }

@@ -15,6 +15,15 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `origin/sequence`.
     public var description: String { "\(origin)/\(sequence)" }
 
+    /// Parses `origin/sequence` (32 hex digits, a slash, a decimal sequence).
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let origin = ReplicaID(hex: String(parts[0])), parts[1].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            let sequence = UInt64(parts[1])
+        else { return nil }
+        self.init(origin: origin, sequence: sequence)
+    }
+
     /// Orders by origin, then sequence.
     public static func < (lhs: EventID, rhs: EventID) -> Bool {
         lhs.origin != rhs.origin ? lhs.origin < rhs.origin : lhs.sequence < rhs.sequence

@@ -41,16 +41,10 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// 32 lowercase hex digits.
-    public var description: String { hex16(high) + hex16(low) }
+    public var description: String { hex64(high) + hex64(low) }
 
     /// Orders by the high, then the low half.
     public static func < (lhs: ReplicaID, rhs: ReplicaID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
-}
-
-/// `value` as 16 lowercase hex digits.
-func hex16(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
 }

@@ -85,6 +85,7 @@ extension Store {
             let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: .max)
             try projector.checkpoint(through: max(end, applied), tx: tx)
             try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
+            _ = try tx.delete(Array(Meta.rebuildNeeded.utf8), in: schema.meta)
             for (_, database) in schema.generations[active].all { try tx.removeAll(in: database) }
         }
         try environment.sync(force: true)

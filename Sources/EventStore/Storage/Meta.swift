@@ -17,6 +17,12 @@ enum Meta {
     static let generation = "store.generation"
     /// The store's creation time in milliseconds (u64).
     static let created = "store.created"
+    /// The replica ids this store wrote under before its current one (16 bytes each, oldest
+    /// first): see ``Store/restamp(from:)``.
+    static let retiredReplicas = "store.retired-replicas"
+    /// Present while the projections must be rebuilt from the log (set with a log rewrite
+    /// that changes stamps, removed by the rebuild's final commit).
+    static let rebuildNeeded = "store.rebuild-needed"
 
     /// The format written by this library.
     static let currentFormat: UInt64 = 1
@@ -27,6 +33,37 @@ enum Meta {
             guard value.count == 8 else { throw EventStoreError(.corrupt, "meta entry of \(value.count) bytes") }
             return UInt64(bigEndian: value.loadUnaligned(as: UInt64.self))
         }
+    }
+
+    static func replicaID(_ tx: ReadTransaction, _ db: Database) throws -> ReplicaID {
+        try Array(replica.utf8).withUnsafeBytes { key in
+            guard let value = try tx.value(forKey: key, in: db), value.count == 16 else {
+                throw EventStoreError(.notAStore, "the store's metadata has no replica id")
+            }
+            var reader = ByteReader(value)
+            return try reader.readReplicaID()
+        }
+    }
+
+    static func setReplicaID(_ tx: WriteTransaction, _ db: Database, _ id: ReplicaID) throws {
+        var writer = ByteWriter(capacity: 16)
+        writer.write(id)
+        try tx.put(writer.bytes, forKey: Array(replica.utf8), in: db)
+    }
+
+    static func retiredReplicaIDs(_ tx: ReadTransaction, _ db: Database) throws -> [ReplicaID] {
+        try Array(retiredReplicas.utf8).withUnsafeBytes { key in
+            guard let value = try tx.value(forKey: key, in: db) else { return [] }
+            guard value.count % 16 == 0 else { throw EventStoreError(.corrupt, "retired replica ids of \(value.count) bytes") }
+            var reader = ByteReader(value)
+            return try (0..<(value.count / 16)).map { _ in try reader.readReplicaID() }
+        }
+    }
+
+    static func setRetiredReplicaIDs(_ tx: WriteTransaction, _ db: Database, _ ids: [ReplicaID]) throws {
+        var writer = ByteWriter(capacity: 16 * ids.count)
+        for id in ids { writer.write(id) }
+        try tx.put(writer.bytes, forKey: Array(retiredReplicas.utf8), in: db)
     }
 
     static func setUInt64(_ tx: WriteTransaction, _ db: Database, _ key: String, _ value: UInt64) throws {

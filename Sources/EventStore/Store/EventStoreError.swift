@@ -49,6 +49,9 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
         public static let projection = Code("projection")
         /// The item or event does not exist.
         public static let notFound = Code("not-found")
+        /// A received event carries an id the log already holds for an event with other content
+        /// (the cause is an ``EventIDConflict``). An event id names exactly one event.
+        public static let eventConflict = Code("event-conflict")
     }
 
     /// What kind of error this is.

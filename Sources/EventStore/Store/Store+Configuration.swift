@@ -35,8 +35,13 @@ extension Store {
         public var projections: [any Projection] = []
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.
         public var logger = Logger(label: "eventstore", factory: { _ in SwiftLogNoOpLogHandler() })
-        /// The replica id for a *new* store (`nil`: random). Ignored when the store exists.
+        /// The replica id for a *new* store (`nil`: from ``newReplicaID``). Ignored when the
+        /// store exists.
         public var replicaID: ReplicaID?
+        /// Makes replica ids: for a new store without ``replicaID``, and when a store moves to a
+        /// new id (``Store/restamp(from:)``). Random by default; replaceable so that tests can
+        /// replay a run.
+        public var newReplicaID: @Sendable () -> ReplicaID = { ReplicaID.random() }
         /// Physical time in milliseconds since 1970 (replaceable in tests).
         public var physicalClock: @Sendable () -> UInt64 = systemMilliseconds
 

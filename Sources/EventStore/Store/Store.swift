@@ -22,8 +22,10 @@ public final class Store: @unchecked Sendable {
     public let path: String
     /// The configuration the store was opened with.
     public let configuration: Configuration
-    /// This replica's id, created with the store.
-    public let replicaID: ReplicaID
+    /// The replica id this store writes new events under: created with the store, and
+    /// replaced only when the store finds that it reused ids it had already published (a
+    /// restored backup, a copy on a second device — see ``restamp(from:)``).
+    public var replicaID: ReplicaID { identity.withLock { $0 } }
 
     let environment: Environment
     let schema: Schema
@@ -32,6 +34,8 @@ public final class Store: @unchecked Sendable {
     let commits = CommitSignal()
     /// The clock as of the last commit; each write transaction starts from it.
     let clock: Mutex<HybridLogicalClock>
+    /// The current replica id as of the last commit that changed it.
+    let identity: Mutex<ReplicaID>
 
     private static let registry = Mutex<[String: WeakStore]>([:])
 
@@ -67,7 +71,7 @@ public final class Store: @unchecked Sendable {
         self.logger = configuration.logger
         let bootstrap = try StoreBootstrap.run(environment: environment, configuration: configuration)
         self.schema = bootstrap.schema
-        self.replicaID = bootstrap.replicaID
+        self.identity = Mutex(bootstrap.replicaID)
         let stored = try environment.read { tx in try Meta.uint64(tx, bootstrap.schema.meta, Meta.hlc) ?? 0 }
         self.clock = Mutex(
             HybridLogicalClock(
@@ -78,8 +82,10 @@ public final class Store: @unchecked Sendable {
         logger.debug(
             "store opened",
             metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
-        if bootstrap.needsRebuild {
-            logger.info("custom projection versions changed; rebuilding projections", metadata: ["path": "\(path)"])
+        if bootstrap.needsRebuild && !configuration.readOnly {
+            logger.info(
+                "projections out of date (custom projection versions changed, or stamps restamped); rebuilding",
+                metadata: ["path": "\(path)"])
             try rebuildProjections()
         }
     }

@@ -35,10 +35,8 @@ struct StoreBootstrap {
 
     private static func create(_ tx: WriteTransaction, configuration: Store.Configuration) throws -> StoreBootstrap {
         let schema = try Schema.open(in: tx, create: true, projections: configuration.projections)
-        let replica = configuration.replicaID ?? .random()
-        var writer = ByteWriter(capacity: 16)
-        writer.write(replica)
-        try tx.put(writer.bytes, forKey: Array(Meta.replica.utf8), in: schema.meta)
+        let replica = configuration.replicaID ?? configuration.newReplicaID()
+        try Meta.setReplicaID(tx, schema.meta, replica)
         try Meta.setUInt64(tx, schema.meta, Meta.format, Meta.currentFormat)
         try Meta.setUInt64(tx, schema.meta, Meta.generation, 0)
         try Meta.setUInt64(tx, schema.meta, Meta.created, configuration.physicalClock())
@@ -57,14 +55,9 @@ struct StoreBootstrap {
                 .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
         }
         let schema = try Schema.open(in: tx, create: !configuration.readOnly, projections: configuration.projections)
-        guard let replicaBytes = try tx.value(forKey: Array(Meta.replica.utf8), in: meta), replicaBytes.count == 16 else {
-            throw EventStoreError(.notAStore, "the store's metadata has no replica id")
-        }
-        let replica = try replicaBytes.withUnsafeBytes { buffer in
-            var reader = ByteReader(buffer)
-            return try reader.readReplicaID()
-        }
-        var needsRebuild = false
+        let replica = try Meta.replicaID(tx, meta)
+        // A rewrite of the log's stamps committed without the rebuild that follows it.
+        var needsRebuild = try tx.value(forKey: Array(Meta.rebuildNeeded.utf8), in: meta) != nil
         if !configuration.projections.isEmpty {
             let generation = try StoreReader.activeGeneration(tx, schema)
             for projection in configuration.projections {

@@ -41,7 +41,7 @@ public final class StoreWriter: StoreReader {
         let hlc = state.clock.tick()
         state.originSequence += 1
         let event = Event(
-            seq: state.head + 1, id: EventID(origin: store.replicaID, sequence: state.originSequence), hlc: hlc,
+            seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence), hlc: hlc,
             base: before.version?.hlc ?? .zero, collection: change.collection, item: change.item,
             operation: change.operation, fields: change.fields, schema: change.schema)
         try write(event, before: before, itemKey: itemKey)
@@ -55,10 +55,13 @@ public final class StoreWriter: StoreReader {
     }
 
     /// Appends an event received from another replica, keeping its id and stamp, and merges it
-    /// into the projections exactly like a local one. An event already in the log is a no-op.
+    /// into the projections exactly like a local one. An event already in the log is a no-op
+    /// (a duplicate) when its content is the same, byte for byte.
     ///
     /// - Throws: ``EventStoreError`` for an invalid event, one over the size limit, or a stamp
-    ///   further ahead of this replica's clock than the skew bound.
+    ///   further ahead of this replica's clock than the skew bound;
+    ///   ``EventStoreError/Code/eventConflict`` when the log holds another event under the same
+    ///   id (see ``EventIDConflict``).
     @discardableResult
     public func ingest(_ event: Event) throws -> IngestOutcome {
         _ = try Validation.event(event, limit: store.configuration.maxEventBytes)
@@ -67,6 +70,7 @@ public final class StoreWriter: StoreReader {
         let idKey = Keys.eventID(event.id)
         guard try writeTransaction.put(Keys.seq(seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
             let existing = try self.seq(of: event.id) ?? 0
+            try checkSameContent(event, at: existing)
             return .duplicate(seq: existing)
         }
         var stored = event
@@ -74,7 +78,7 @@ public final class StoreWriter: StoreReader {
         let itemKey = Keys.item(event.collection, event.item)
         try write(stored, before: try itemState(itemKey), itemKey: itemKey, idRecorded: true)
         session.state.clock.receive(event.hlc)
-        if event.id.origin == store.replicaID {
+        if event.id.origin == session.state.replica {
             session.state.originSequence = max(session.state.originSequence, event.id.sequence)
         }
         session.state.head = seq
@@ -96,6 +100,18 @@ public final class StoreWriter: StoreReader {
         } else {
             try writeTransaction.delete(Array(key.utf8), in: store.schema.meta)
         }
+    }
+
+    /// Throws ``EventStoreError/Code/eventConflict`` unless the log holds exactly `event` at `seq`.
+    private func checkSameContent(_ event: Event, at seq: UInt64) throws {
+        let received = event.encoded()
+        let held = try Keys.seq(seq).withUnsafeBytes { key in
+            try tx.value(forKey: key, in: store.schema.events).map { Array($0) }
+        }
+        guard let held else { throw EventStoreError(.corrupt, "event id \(event.id) names seq \(seq), which the log does not hold") }
+        guard held != received else { return }
+        throw EventStoreError.conflict(
+            EventIDConflict(id: event.id, held: EventDigest(canonicalBytes: held), received: EventDigest(canonicalBytes: received)))
     }
 
     private func itemState(_ itemKey: [UInt8]) throws -> ItemState {

@@ -1,12 +1,13 @@
 import Synchronization
 import LMDB
 
-/// The state one write transaction works with: the log head, this replica's origin sequence and
-/// clock, and the active projection generation. Loaded from the store at the start of every
+/// The state one write transaction works with: the log head, this replica's id, origin sequence
+/// and clock, and the active projection generation. Loaded from the store at the start of every
 /// transaction (another process may have written since) and saved when it ends.
 final class WriteSession {
     struct State {
         var head: UInt64
+        var replica: ReplicaID
         var originSequence: UInt64
         var clock: HybridLogicalClock
         var appended = 0
@@ -25,10 +26,11 @@ final class WriteSession {
             try cursor.last().map { try Keys.seq(from: $0.key) } ?? 0
         }
         let origin = try Meta.uint64(tx, schema.meta, Meta.originSequence) ?? 0
+        let replica = try Meta.replicaID(tx, schema.meta)
         let hlc = HLCTimestamp(rawValue: try Meta.uint64(tx, schema.meta, Meta.hlc) ?? 0)
         var clock = store.clock.withLock { $0 }
         clock.observe(hlc)
-        state = State(head: head, originSequence: origin, clock: clock)
+        state = State(head: head, replica: replica, originSequence: origin, clock: clock)
         let generation = try StoreReader.activeGeneration(tx, schema)
         projections = ProjectionWriter(databases: schema.generations[generation], configuration: store.configuration)
     }

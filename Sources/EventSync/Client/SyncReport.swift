@@ -21,6 +21,13 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var serverHead: UInt64 = 0
     /// Requests made: pushes and pulls.
     public var requests = 0
+    /// Other replicas' events this store offered to relay and the server refused, because
+    /// another credential owns their replica id (that replica pushes them itself).
+    public var relaysRefused = 0
+    /// Replica id changes: this store found that it had reused ids published elsewhere (it was
+    /// restored from an older copy, or copied to another device) and moved its unpublished
+    /// events to a new id (see ``EventStore/Store/restamp(from:)``).
+    public var replicaChanges: [Store.ReplicaIDChange] = []
 
     /// An empty report.
     public init() {}
@@ -29,6 +36,9 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "pushed \(pushed), pulled \(pulled), duplicates \(duplicates), conflicts \(conflicts)"
         if epochChanged { text += " (server epoch changed: re-synced)" }
+        for change in replicaChanges {
+            text += " (replica id reused elsewhere: now \(change.current), \(change.restamped.count) events restamped)"
+        }
         return text
     }
 }

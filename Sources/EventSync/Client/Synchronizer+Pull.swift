@@ -132,6 +132,8 @@ extension Synchronizer {
             switch error.code {
             case .clockSkew: return SyncError(.clockSkew, error.message, cause: error)
             case .invalidEvent, .invalidName: return SyncError(.invalidEvent, error.message, cause: error)
+            case .eventConflict:
+                return SyncError(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
             default: return SyncError(.local, error.message, cause: error)
             }
         }

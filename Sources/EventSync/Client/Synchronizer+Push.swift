@@ -9,6 +9,10 @@ extension Synchronizer {
         let maxBytes = max(1024, min(configuration.maxPushBytes, (info?.limits.maxRequestBytes ?? .max) - 1024))
         var completed = 0
         let total = try pendingCount()
+        // One replica id per push: this store's own events (under its current id and the ones
+        // it left), or another replica's events relayed (the server may refuse a relay for a
+        // replica another credential owns; that replica pushes them itself).
+        let own = Set(try store.ownReplicaIDs())
         while true {
             try Task.checkCancellation()
             let from = cursor.pushed
@@ -17,6 +21,8 @@ extension Synchronizer {
                 var bytes = 64
                 var last = from
                 try reader.forEachEvent(from: from + 1) { event in
+                    // A page is a run of one replica's events, in log order.
+                    if let first = events.first, first.id.origin != event.id.origin { return false }
                     let size = event.jsonBytes().count + 1
                     if !events.isEmpty && bytes + size > maxBytes { return false }
                     events.append(event)
@@ -28,8 +34,20 @@ extension Synchronizer {
             }
             guard !events.isEmpty else { return .done }
             publish(.pushing(SyncProgress(completed: completed, total: max(total, completed + events.count))))
-            let response = try await transport.push(
-                PushRequest(replica: store.replicaID, events: events), check: cursor.check)
+            let origin = events[0].id.origin
+            let relay = !own.contains(origin)
+            let response: PushResponse
+            do {
+                response = try await transport.push(
+                    PushRequest(replica: origin, events: events, relay: relay), check: cursor.check)
+            } catch SyncError.Code.replicaNotOwned where relay {
+                // Another credential owns that replica: it pushes its events itself.
+                report.requests += 1
+                report.relaysRefused += events.count
+                cursor = try await advancePushed(through: last)
+                completed += events.count
+                continue
+            }
             report.requests += 1
             if let epoch = cursor.epoch, response.epoch != epoch {
                 cursor = try await adopt(epoch: response.epoch, report: &report)
@@ -48,6 +66,17 @@ extension Synchronizer {
             report.pushed += response.accepted
             report.duplicates += response.duplicates
             report.serverHead = max(report.serverHead, response.head)
+        }
+    }
+
+    /// Moves the pushed position to `seq` (never back).
+    private func advancePushed(through seq: UInt64) async throws -> SyncCursor {
+        let key = cursorKey
+        return try await store.write { writer in
+            var cursor = try SyncCursor.load(writer, key: key)
+            cursor.pushed = max(cursor.pushed, seq)
+            try cursor.save(writer, key: key)
+            return cursor
         }
     }
 }

@@ -210,12 +210,12 @@ public final class Synchronizer: Sendable {
 
     private func run() async throws -> SyncReport {
         var report = SyncReport()
-        for _ in 0..<4 {
+        for _ in 0..<8 {
             try Task.checkCancellation()
             var cursor = try cursor()
             var info: RemoteInfo?
             do {
-                info = try await transport.info(check: cursor.check)
+                info = try await transport.info(check: cursor.check, replica: store.replicaID)
             } catch SyncError.Code.notFound {
                 info = nil
                 // The remote store is gone although this replica synced with it: the server was
@@ -226,14 +226,31 @@ public final class Synchronizer: Sendable {
                 cursor = try await adopt(epoch: info.epoch, report: &report)
             }
             report.serverHead = info?.head ?? 0
-            if case .epochChanged = try await pushAll(&cursor, info: info, report: &report) { continue }
-            guard cursor.epoch != nil else { return report }  // no remote store and nothing pushed
-            if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
+            if let published = info?.replicaHighWater, try published > store.originSequence() {
+                // The server holds more of this replica's events than the store: restored from
+                // an older copy, or a second copy wrote under the same id. Leave the id.
+                try await leaveReplicaID(
+                    from: EventID(origin: store.replicaID, sequence: try store.originSequence() + 1),
+                    reason: "the server holds events of this replica that the store does not", report: &report)
+                continue
+            }
+            do {
+                if case .epochChanged = try await pushAll(&cursor, info: info, report: &report) { continue }
+                guard cursor.epoch != nil else { return report }  // no remote store and nothing pushed
+                if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
+            } catch let error as SyncError
+                where error.code == .eventConflict || error.code == .replicaNotOwned
+            {
+                guard let id = error.eventID, try store.ownReplicaIDs().contains(id.origin) else { throw error }
+                try await leaveReplicaID(from: id, reason: error.message, report: &report)
+                continue
+            }
             configuration.logger.debug(
                 "sync done", metadata: ["remote": "\(remoteName)", "report": "\(report)"])
             return report
         }
-        throw SyncError(.protocolViolation, "the server's epoch changed during every attempt to sync")
+        throw SyncError(
+            .protocolViolation, "the server's epoch or this replica's id changed during every attempt to sync")
     }
 
     /// Adopts the server's epoch: the first one silently; a new one resets every position.
@@ -257,6 +274,27 @@ public final class Synchronizer: Sendable {
                 metadata: ["remote": "\(remoteName)", "epoch": "\(epoch)"])
         }
         return cursor
+    }
+
+    /// Moves this store's events from `id` on to a new replica id (``EventStore/Store/restamp(from:)``)
+    /// and lowers the pushed position so that they are pushed under it.
+    private func leaveReplicaID(from id: EventID, reason: String, report: inout SyncReport) async throws {
+        let change = try await store.restamp(from: id)
+        if let first = change.restamped.first?.seq {
+            let key = cursorKey
+            try await store.write { writer in
+                var cursor = try SyncCursor.load(writer, key: key)
+                cursor.pushed = min(cursor.pushed, first - 1)
+                try cursor.save(writer, key: key)
+            }
+        }
+        report.replicaChanges.append(change)
+        configuration.logger.warning(
+            "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id",
+            metadata: [
+                "remote": "\(remoteName)", "reason": "\(reason)", "previous": "\(change.previous)",
+                "current": "\(change.current)", "restamped": "\(change.restamped.count)",
+            ])
     }
 
     /// Forgets every position with a remote whose store no longer exists.

@@ -67,33 +67,3 @@ public struct PageChecksum: RawRepresentable, Sendable, Hashable, CustomStringCo
     /// 16 lowercase hex digits.
     public var description: String { hex64(rawValue) }
 }
-
-/// FNV-1a, 64-bit.
-struct FNV1a {
-    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01B3
-
-    var state: UInt64 = FNV1a.offsetBasis
-
-    @inline(__always)
-    mutating func combine(byte: UInt8) {
-        state = (state ^ UInt64(byte)) &* FNV1a.prime
-    }
-
-    mutating func combine(bytes: [UInt8]) {
-        var state = self.state
-        for byte in bytes { state = (state ^ UInt64(byte)) &* FNV1a.prime }
-        self.state = state
-    }
-
-    /// Eight bytes, big-endian.
-    mutating func combine(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
-}
-
-/// `value` as 16 lowercase hex digits.
-func hex64(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
-}

@@ -23,7 +23,12 @@ extension RemoteInfo {
         out.number(limits.maxPushEvents)
         out.raw(",\"maxRequestBytes\":")
         out.number(limits.maxRequestBytes)
-        out.raw("},\"store\":")
+        out.raw("}")
+        if let replicaHighWater {
+            out.raw(",\"replicaHighWater\":")
+            out.number(replicaHighWater)
+        }
+        out.raw(",\"store\":")
         out.string(store)
         out.raw("}")
         return out.bytes
@@ -43,7 +48,8 @@ extension RemoteInfo {
         limits.maxRequestBytes = try limitsObject.int("maxRequestBytes")
         self.init(
             store: try object.string("store"), head: try object.uint64("head"), epoch: try object.string("epoch"),
-            digest: try object.digest("digest"), limits: limits)
+            digest: try object.digest("digest"), limits: limits,
+            replicaHighWater: object.members["replicaHighWater"] == nil ? nil : try object.uint64("replicaHighWater"))
     }
 }
 
@@ -57,7 +63,9 @@ extension PushRequest {
             if index > 0 { out.raw(",") }
             event.writeJSON(into: &out.bytes)
         }
-        out.raw("],\"replica\":")
+        out.raw("]")
+        if relay { out.raw(",\"relay\":true") }
+        out.raw(",\"replica\":")
         out.string(replica.description)
         out.raw("}")
         return out.bytes
@@ -93,7 +101,13 @@ extension PushRequest {
         } else {
             throw SyncError(.malformedBody, "push body: \"replica\" is missing")
         }
-        self.init(replica: replica, events: events)
+        var relay = false
+        switch object.members["relay"] {
+        case nil: break
+        case .bool(let flag)?: relay = flag
+        default: throw SyncError(.malformedBody, "push body: \"relay\" must be true or false")
+        }
+        self.init(replica: replica, events: events, relay: relay)
     }
 }
 
@@ -199,6 +213,7 @@ struct ProblemDetails: Sendable {
     var code: SyncError.Code
     var detail: String
     var requestID: String?
+    var eventID: EventID?
 
     func jsonBytes() -> [UInt8] {
         var out = JSONOut()
@@ -206,6 +221,10 @@ struct ProblemDetails: Sendable {
         out.string(code.name)
         out.raw(",\"detail\":")
         out.string(detail)
+        if let eventID {
+            out.raw(",\"eventId\":")
+            out.string(eventID.description)
+        }
         if let requestID {
             out.raw(",\"requestId\":")
             out.string(requestID)
@@ -234,25 +253,27 @@ struct ProblemDetails: Sendable {
         code = SyncError.Code(name: name, status: status)
         detail = members["detail"]?.stringValue ?? members["title"]?.stringValue ?? "HTTP \(status)"
         requestID = members["requestId"]?.stringValue
+        eventID = members["eventId"]?.stringValue.flatMap(EventID.init(_:))
     }
 
-    init(code: SyncError.Code, detail: String, requestID: String?) {
+    init(code: SyncError.Code, detail: String, requestID: String?, eventID: EventID?) {
         self.code = code
         self.detail = detail
         self.requestID = requestID
+        self.eventID = eventID
     }
 }
 
 extension SyncError {
     /// The problem details body (`application/problem+json`) for this error.
     public func problemJSON(requestID: String? = nil) -> [UInt8] {
-        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID).jsonBytes()
+        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID, eventID: eventID).jsonBytes()
     }
 
     /// The error a problem details body describes (`nil` when the body is not one).
     public init?(problemJSON json: [UInt8], status: Int) {
         guard let problem = ProblemDetails(json: json, status: status) else { return nil }
-        self.init(problem.code, problem.detail, requestID: problem.requestID)
+        self.init(problem.code, problem.detail, requestID: problem.requestID, eventID: problem.eventID)
     }
 }
 

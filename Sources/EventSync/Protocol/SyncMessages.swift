@@ -31,28 +31,46 @@ public struct RemoteInfo: Sendable, Hashable {
     public var digest: LogDigest
     /// The server's limits.
     public var limits: SyncLimits
+    /// When the request named a replica: the highest origin sequence of that replica's events
+    /// the server holds (0 for none). A store whose own origin sequence is lower has lost
+    /// events it published — it was restored from an older copy, or another copy of it wrote
+    /// under the same id — and moves to a new replica id before it writes more.
+    public var replicaHighWater: UInt64?
 
     /// Creates an info.
-    public init(store: String, head: UInt64, epoch: String, digest: LogDigest, limits: SyncLimits) {
+    public init(
+        store: String, head: UInt64, epoch: String, digest: LogDigest, limits: SyncLimits, replicaHighWater: UInt64? = nil
+    ) {
         self.store = store
         self.head = head
         self.epoch = epoch
         self.digest = digest
         self.limits = limits
+        self.replicaHighWater = replicaHighWater
     }
 }
 
 /// A batch of events to append to a server store: `POST /v1/stores/{store}/events`.
+///
+/// Every event of a push carries the id of ``replica``. A replica pushes its own events; with
+/// ``relay`` it forwards the events of another replica that it received elsewhere (peer to
+/// peer, or to a server restored from an older copy). See <doc:Sync> for who may push what.
 public struct PushRequest: Sendable, Hashable {
-    /// The pushing replica: the server answers with the highest origin seq it holds for it.
+    /// The replica whose events these are: the server answers with the highest origin seq it
+    /// holds for it.
     public var replica: ReplicaID
     /// The events, in the pusher's log order. Their `seq` is ignored.
     public var events: [Event]
+    /// Whether the pusher forwards another replica's events (`false`: its own). A relay never
+    /// makes the pusher the replica id's owner, and is refused for a replica id that another
+    /// credential owns.
+    public var relay: Bool
 
     /// Creates a push.
-    public init(replica: ReplicaID, events: [Event]) {
+    public init(replica: ReplicaID, events: [Event], relay: Bool = false) {
         self.replica = replica
         self.events = events
+        self.relay = relay
     }
 }
 

@@ -1,4 +1,4 @@
-import EventStore
+public import EventStore
 package import Logging
 
 extension SyncService {
@@ -10,12 +10,18 @@ extension SyncService {
     ///   - name: The store name.
     ///   - check: The client's continuity mark, if it has one.
     /// - Throws: ``SyncError``: ``SyncError/Code/notFound`` for a missing store.
-    public func info(store name: String, check: ContinuityCheck? = nil) async throws -> RemoteInfo {
-        try await info(name, check: check, logger: configuration.logger)
+    ///   - replica: A replica id whose high-water mark the answer should carry
+    ///     (``RemoteInfo/replicaHighWater``).
+    public func info(store name: String, check: ContinuityCheck? = nil, replica: ReplicaID? = nil) async throws
+        -> RemoteInfo
+    {
+        try await info(name, check: check, replica: replica, logger: configuration.logger)
     }
 
-    /// ``info(store:check:)`` with the request's logger.
-    package func info(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> RemoteInfo {
+    /// ``info(store:check:replica:)`` with the request's logger.
+    package func info(_ name: String, check: ContinuityCheck?, replica: ReplicaID?, logger: Logger) async throws
+        -> RemoteInfo
+    {
         do {
             let served = try await served(name, create: false)
             try await verifyContinuity(check, of: served, name: name, logger: logger)
@@ -25,7 +31,7 @@ extension SyncService {
                 return RemoteInfo(
                     store: name, head: head, epoch: try SyncService.currentEpoch(in: reader),
                     digest: try SyncService.digest(at: head, in: reader, chained: served.chained) ?? .empty,
-                    limits: limits)
+                    limits: limits, replicaHighWater: try replica.map { try SyncService.highWater(of: $0, in: reader) })
             }
         } catch {
             throw SyncService.syncError(error)
@@ -38,32 +44,42 @@ extension SyncService {
     /// (`POST /v1/stores/{store}/events`).
     ///
     /// Every event is validated (names, fields, size, clock skew against the server's clock);
-    /// one invalid event fails the whole batch and nothing is appended. Events the store already
-    /// holds are counted as duplicates and not appended again.
+    /// one invalid event fails the whole batch and nothing is appended. An event the store
+    /// already holds, byte for byte, is counted as a duplicate and not appended again; an id the
+    /// store holds for *another* event fails the batch with ``SyncError/Code/eventConflict``.
+    ///
+    /// Unless `credential` is an operator's, every event must carry the pushing replica's id
+    /// (``SyncError/Code/foreignOrigin``), and the replica id must be unowned or owned by
+    /// `credential` (``SyncError/Code/replicaNotOwned``); the first push under a replica id
+    /// makes `credential` its owner.
     ///
     /// - Parameters:
     ///   - name: The store name; a missing store is created when
     ///     ``Configuration/createsStoresOnPush`` is set.
     ///   - request: The events and the pushing replica.
     ///   - check: The client's continuity mark, if it has one.
+    ///   - credential: Who pushes (``SyncCredential/trusted`` for a caller in this process).
     /// - Returns: The counts, the new head with its digest, the epoch and the pusher's high-water.
     /// - Throws: ``SyncError``: ``SyncError/Code/payloadTooLarge``, ``SyncError/Code/invalidEvent``,
-    ///   ``SyncError/Code/clockSkew``, ``SyncError/Code/notFound``…
-    public func push(store name: String, _ request: PushRequest, check: ContinuityCheck? = nil) async throws
-        -> PushResponse
-    {
-        try await push(name, request, check: check, logger: configuration.logger)
+    ///   ``SyncError/Code/clockSkew``, ``SyncError/Code/eventConflict``,
+    ///   ``SyncError/Code/foreignOrigin``, ``SyncError/Code/replicaNotOwned``,
+    ///   ``SyncError/Code/notFound``…
+    public func push(
+        store name: String, _ request: PushRequest, check: ContinuityCheck? = nil, credential: SyncCredential = .trusted
+    ) async throws -> PushResponse {
+        try await push(name, request, check: check, credential: credential, logger: configuration.logger)
     }
 
-    /// ``push(store:_:check:)`` with the request's logger.
-    package func push(_ name: String, _ request: PushRequest, check: ContinuityCheck?, logger: Logger) async throws
-        -> PushResponse
-    {
+    /// ``push(store:_:check:credential:)`` with the request's logger.
+    package func push(
+        _ name: String, _ request: PushRequest, check: ContinuityCheck?, credential: SyncCredential, logger: Logger
+    ) async throws -> PushResponse {
         let limits = configuration.limits
         guard request.events.count <= limits.maxPushEvents else {
             throw SyncError(
                 .payloadTooLarge, "push of \(request.events.count) events (limit \(limits.maxPushEvents) per push)")
         }
+        try SyncService.checkOrigins(request, credential: credential)
         let result: (response: PushResponse, rotated: String?)
         do {
             let served = try await served(name, create: configuration.createsStoresOnPush)
@@ -75,6 +91,7 @@ extension SyncService {
                 if try SyncService.continuityBroken(check, in: writer, chained: chained) {
                     rotated = try SyncService.rotateEpoch(writer)
                 }
+                try SyncService.claim(request, credential: credential, in: writer)
                 var accepted = 0
                 var duplicates = 0
                 var highWaters: [ReplicaID: UInt64] = [:]
@@ -101,8 +118,7 @@ extension SyncService {
                     accepted: accepted, duplicates: duplicates, head: head,
                     digest: try SyncService.digest(at: head, in: writer, chained: chained) ?? .empty,
                     epoch: try SyncService.currentEpoch(in: writer), replica: replica,
-                    highWater: try writer.metadata(forKey: SyncService.originKeyPrefix + replica.description)
-                        .map(decodeBigEndian) ?? 0)
+                    highWater: try SyncService.highWater(of: replica, in: writer))
                 return (response, rotated)
             }
         } catch {
@@ -196,18 +212,22 @@ extension SyncService {
     // MARK: Wire form
 
     /// `GET /v1/stores/{store}`: the JSON body.
-    package func infoJSON(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> [UInt8] {
-        try await info(name, check: check, logger: logger).jsonBytes()
+    package func infoJSON(_ name: String, check: ContinuityCheck?, replica: ReplicaID?, logger: Logger) async throws
+        -> [UInt8]
+    {
+        try await info(name, check: check, replica: replica, logger: logger).jsonBytes()
     }
 
     /// `POST /v1/stores/{store}/events`: decodes the body (size first), pushes, encodes the answer.
-    package func pushJSON(_ name: String, body: [UInt8], check: ContinuityCheck?, logger: Logger) async throws -> [UInt8] {
+    package func pushJSON(
+        _ name: String, body: [UInt8], check: ContinuityCheck?, credential: SyncCredential, logger: Logger
+    ) async throws -> [UInt8] {
         let limits = configuration.limits
         guard body.count <= limits.maxRequestBytes else {
             throw SyncError(.payloadTooLarge, "request body of \(body.count) bytes (limit \(limits.maxRequestBytes))")
         }
         let request = try PushRequest(json: body)
-        return try await push(name, request, check: check, logger: logger).jsonBytes()
+        return try await push(name, request, check: check, credential: credential, logger: logger).jsonBytes()
     }
 
     /// `GET /v1/stores/{store}/events`: the JSON body of a page.
@@ -239,6 +259,6 @@ extension SyncService {
 extension SyncError {
     /// The same error with `prefix` before its message.
     func prefixed(_ prefix: String) -> SyncError {
-        SyncError(code, prefix + message, requestID: requestID, cause: cause)
+        SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
     }
 }

@@ -250,6 +250,7 @@ public final class SyncService: Sendable {
             case .invalidName, .invalidEvent: return SyncError(.invalidEvent, error.message, cause: error)
             case .eventTooLarge, .batchTooLarge: return SyncError(.payloadTooLarge, error.message, cause: error)
             case .closed: return SyncError(.unavailable, "the store is closed", cause: error)
+            case .eventConflict: return SyncError(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
             default: return SyncError(.internalError, error.message, cause: error)
             }
         }

@@ -1,3 +1,4 @@
+public import EventStore
 public import AsyncHTTPClient
 import Foundation
 import Logging
@@ -53,9 +54,10 @@ public struct HTTPTransport: SyncTransport {
 
     private var storeURL: String { "\(baseURL)/v1/stores/\(storeName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? storeName)" }
 
-    /// `GET /v1/stores/{store}`.
-    public func info(check: ContinuityCheck?) async throws -> RemoteInfo {
-        try RemoteInfo(json: try await send(.GET, storeURL + query(check: check, [])))
+    /// `GET /v1/stores/{store}` (with `?replica=` when `replica` is given).
+    public func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
+        let items = replica.map { [("replica", $0.description)] } ?? []
+        return try RemoteInfo(json: try await send(.GET, storeURL + query(check: check, items)))
     }
 
     /// `POST /v1/stores/{store}/events`.

@@ -1,3 +1,5 @@
+public import EventStore
+
 /// A transport that calls a ``SyncService`` in the same process: no sockets, the same protocol
 /// semantics (validation, limits, idempotency, epochs, checksums).
 ///
@@ -17,32 +19,40 @@ public struct InProcessTransport: SyncTransport {
     public let storeName: String
     /// Whether messages are encoded to JSON and decoded again.
     public let encodesJSON: Bool
+    /// Who pushes: ``SyncCredential/trusted`` by default (the caller is in the service's process).
+    public let credential: SyncCredential
 
     /// Creates a transport to `storeName` on `service`.
-    public init(service: SyncService, storeName: String, encodesJSON: Bool = false) {
+    public init(
+        service: SyncService, storeName: String, encodesJSON: Bool = false, credential: SyncCredential = .trusted
+    ) {
         self.service = service
         self.storeName = storeName
         self.encodesJSON = encodesJSON
+        self.credential = credential
     }
 
     /// `local:<data directory>/<store>`.
     public var remoteIdentifier: String { "local:\(service.configuration.dataDirectory)/\(storeName)" }
 
-    /// Calls ``SyncService/info(store:check:)``.
-    public func info(check: ContinuityCheck?) async throws -> RemoteInfo {
+    /// Calls ``SyncService/info(store:check:replica:)``.
+    public func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
         let logger = service.configuration.logger
-        if encodesJSON { return try RemoteInfo(json: try await service.infoJSON(storeName, check: check, logger: logger)) }
-        return try await service.info(storeName, check: check, logger: logger)
+        if encodesJSON {
+            return try RemoteInfo(json: try await service.infoJSON(storeName, check: check, replica: replica, logger: logger))
+        }
+        return try await service.info(storeName, check: check, replica: replica, logger: logger)
     }
 
-    /// Calls ``SyncService/push(store:_:check:)``.
+    /// Calls ``SyncService/push(store:_:check:credential:)`` with ``credential``.
     public func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
         let logger = service.configuration.logger
         if encodesJSON {
-            let body = try await service.pushJSON(storeName, body: request.jsonBytes(), check: check, logger: logger)
+            let body = try await service.pushJSON(
+                storeName, body: request.jsonBytes(), check: check, credential: credential, logger: logger)
             return try PushResponse(json: body)
         }
-        return try await service.push(storeName, request, check: check, logger: logger)
+        return try await service.push(storeName, request, check: check, credential: credential, logger: logger)
     }
 
     /// Calls ``SyncService/pull(store:after:limit:check:)``.

@@ -1,3 +1,5 @@
+public import EventStore
+
 /// How a ``Synchronizer`` reaches a sync server: the three operations of protocol v1.
 ///
 /// ``HTTPTransport`` speaks HTTP/JSON to a remote server; ``InProcessTransport`` calls a
@@ -10,7 +12,9 @@
 /// struct CountingTransport: SyncTransport {
 ///     let base: any SyncTransport
 ///     var remoteIdentifier: String { base.remoteIdentifier }
-///     func info(check: ContinuityCheck?) async throws -> RemoteInfo { try await base.info(check: check) }
+///     func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
+///         try await base.info(check: check, replica: replica)
+///     }
 ///     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
 ///         try await base.push(request, check: check)
 ///     }
@@ -24,10 +28,11 @@ public protocol SyncTransport: Sendable {
     /// cursor kept in the local store.
     var remoteIdentifier: String { get }
 
-    /// The remote store's head, epoch, digest and limits.
+    /// The remote store's head, epoch, digest and limits; with `replica`, also the highest
+    /// origin sequence of that replica's events the remote holds.
     ///
     /// - Throws: ``SyncError``; ``SyncError/Code/notFound`` when the store does not exist yet.
-    func info(check: ContinuityCheck?) async throws -> RemoteInfo
+    func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo
 
     /// Pushes a batch of events (atomic and idempotent on the server).
     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse

@@ -106,19 +106,22 @@ struct ConvergenceTests {
                     // An injected cut; the next sync resumes.
                 }
             default:
-                // A duplicate push of a random slice of the replica's log.
+                // A duplicate push of a random run of one replica's events from the log.
                 let head = try store.head()
                 guard head > 0 else { continue }
                 let from = UInt64.random(in: 1...head, using: &generator)
                 let events = try store.read { reader in
                     var events: [Event] = []
                     try reader.forEachEvent(from: from) { event in
+                        // A push carries one replica's events (its own, or relayed).
+                        if let first = events.first, first.id.origin != event.id.origin { return false }
                         events.append(event)
                         return events.count < 4
                     }
                     return events
                 }
-                let request = PushRequest(replica: store.replicaID, events: events)
+                let origin = events[0].id.origin
+                let request = PushRequest(replica: origin, events: events, relay: origin != store.replicaID)
                 let first = try await transport().push(request, check: nil)
                 let second = try await transport().push(request, check: nil)
                 #expect(second.accepted == 0 && second.duplicates == events.count)

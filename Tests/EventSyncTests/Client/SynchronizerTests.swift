@@ -137,7 +137,7 @@ struct SynchronizerTests {
         struct Corrupting: SyncTransport {
             let base: any SyncTransport
             var remoteIdentifier: String { base.remoteIdentifier }
-            func info(check: ContinuityCheck?) async throws -> RemoteInfo { try await base.info(check: check) }
+            func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo { try await base.info(check: check, replica: replica) }
             func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
                 try await base.push(request, check: check)
             }

@@ -34,19 +34,49 @@ final class SyncCluster: @unchecked Sendable {
 
     /// Adds a replica whose clock runs `skew` ms from `start`.
     @discardableResult
-    func addReplica(start: UInt64 = 1_800_000_000_000, skew: Int64 = 0) throws -> Store {
+    /// Adds a replica; with `copying`, its store starts as a copy of that store directory (a
+    /// backup, or another device's store).
+    func addReplica(start: UInt64 = 1_800_000_000_000, skew: Int64 = 0, copying source: String? = nil) throws -> Store {
         let clock = ManualClock(start: UInt64(Int64(start) + skew))
-        var configuration = Store.Configuration()
-        configuration.durability = .bulk
-        configuration.physicalClock = clock.function
-        let store = try Store.open(at: directory.appending("replica-\(replicas.count)"), configuration: configuration)
+        let path = directory.appending("replica-\(replicas.count)")
+        if let source { try FileManager.default.copyItem(atPath: source, toPath: path) }
+        let store = try Store.open(at: path, configuration: SyncCluster.replicaConfiguration(clock))
         replicas.append(store)
         clocks.append(clock)
         return store
     }
 
-    func transport(encodesJSON: Bool = false) -> InProcessTransport {
-        InProcessTransport(service: service, storeName: storeName, encodesJSON: encodesJSON)
+    static func replicaConfiguration(_ clock: ManualClock) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.durability = .bulk
+        configuration.physicalClock = clock.function
+        return configuration
+    }
+
+    /// A copy of replica `index`'s store, taken now (`evstore backup`).
+    func backUpReplica(_ index: Int) throws -> String {
+        let path = directory.appending("backup-\(index)-\(UInt64.random(in: 0..<UInt64.max))")
+        try replicas[index].backup(to: path)
+        return path
+    }
+
+    /// Replaces replica `index`'s store with the copy at `backup`, as a device restored from a
+    /// backup does; returns the reopened store. The caller must hold no reference to the old one.
+    @discardableResult
+    func restoreReplica(_ index: Int, from backup: String) throws -> Store {
+        let path = replicas[index].path
+        // The old store must be gone (no reference left) before the copy is opened at its path:
+        // a process opens one storage environment per path.
+        replicas.remove(at: index).close()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: backup, toPath: path)
+        let store = try Store.open(at: path, configuration: SyncCluster.replicaConfiguration(clocks[index]))
+        replicas.insert(store, at: index)
+        return store
+    }
+
+    func transport(encodesJSON: Bool = false, credential: SyncCredential = .trusted) -> InProcessTransport {
+        InProcessTransport(service: service, storeName: storeName, encodesJSON: encodesJSON, credential: credential)
     }
 
     func synchronizer(_ index: Int, transport: (any SyncTransport)? = nil, configuration: Synchronizer.Configuration = .init())
@@ -125,8 +155,8 @@ final class FaultyTransport: SyncTransport, @unchecked Sendable {
         return result
     }
 
-    func info(check: ContinuityCheck?) async throws -> RemoteInfo {
-        try await perform(.info) { try await base.info(check: check) }
+    func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
+        try await perform(.info) { try await base.info(check: check, replica: replica) }
     }
 
     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {

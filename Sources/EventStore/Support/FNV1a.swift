@@ -1,0 +1,33 @@
+/// FNV-1a, 64-bit: the one non-cryptographic hash of the project (event digests, log digests,
+/// page checksums). It only detects accidents; wherever a forged collision would matter the
+/// full bytes are compared as well.
+package struct FNV1a: Sendable {
+    package static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    package static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    package var state: UInt64
+
+    package init(state: UInt64 = FNV1a.offsetBasis) { self.state = state }
+
+    @inline(__always)
+    package mutating func combine(byte: UInt8) {
+        state = (state ^ UInt64(byte)) &* FNV1a.prime
+    }
+
+    package mutating func combine(bytes: some Sequence<UInt8>) {
+        var state = self.state
+        for byte in bytes { state = (state ^ UInt64(byte)) &* FNV1a.prime }
+        self.state = state
+    }
+
+    /// Eight bytes, big-endian.
+    package mutating func combine(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}
+
+/// `value` as 16 lowercase hex digits.
+package func hex64(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}

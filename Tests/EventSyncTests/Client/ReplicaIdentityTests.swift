@@ -1,0 +1,221 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Testing
+
+/// An event id names one event; a replica id belongs to one credential; a store restored from
+/// a backup or copied to another device loses nothing and corrupts nobody.
+@Suite("Replica identity")
+struct ReplicaIdentityTests {
+    static let alice = SyncCredential(id: "alice")
+    static let mallory = SyncCredential(id: "mallory")
+
+    static func title(_ store: Store, _ id: String) throws -> Value? { try store.item("notes", id)?["title"] }
+
+    // MARK: Restored and copied replicas
+
+    @Test("a replica restored from an older backup keeps its new work and gets back what it lost")
+    func aRestoredReplicaLosesNothing() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let transport = cluster.transport(credential: Self.alice)
+        // Steps of the report: import n1 and n2, sync, back up, edit n1, sync, restore the backup.
+        let (oldID, lostID, backup) = try await { () async throws -> (ReplicaID, EventID, String) in
+            let phone = try cluster.addReplica()
+            try await phone.append([
+                .put("notes", id: "n1", fields: ["title": "one"]), .put("notes", id: "n2", fields: ["title": "two"]),
+            ])
+            try await cluster.synchronizer(0, transport: transport).sync()
+            let backup = try cluster.backUpReplica(0)
+            let lost = try await phone.patch("notes", id: "n1", fields: ["title": "edit after backup"])
+            try await cluster.synchronizer(0, transport: transport).sync()
+            return (phone.replicaID, lost.id, backup)
+        }()
+        let restored = try cluster.restoreReplica(0, from: backup)
+        #expect(restored.replicaID == oldID, "the backup carries the old replica id")
+        #expect(try restored.read { try $0.seq(of: lostID) } == nil, "the restored store lacks the edit made after the backup")
+
+        cluster.advance(by: 1000)
+        try await restored.patch("notes", id: "n2", fields: ["title": "new work after restore"])
+        let report = try await cluster.synchronizer(0, transport: transport).sync()
+        #expect(report.replicaChanges.count >= 1, "\(report)")
+        #expect(restored.replicaID != oldID, "the restored store writes under a new id")
+        #expect(try restored.read { try $0.seq(of: lostID) } != nil, "the event it lost came back under its own id")
+
+        let fresh = try cluster.addReplica()
+        try await cluster.synchronizer(1, transport: cluster.transport(credential: Self.alice)).sync()
+        try await cluster.synchronizer(0, transport: transport).sync()
+        let server = try await cluster.serverStore()
+        for store in [restored, fresh, server] {
+            #expect(try Self.title(store, "n1") == "edit after backup")
+            #expect(try Self.title(store, "n2") == "new work after restore")
+        }
+        #expect(try StoreSnapshot(restored) == StoreSnapshot(fresh))
+        #expect(try StoreSnapshot(restored) == StoreSnapshot(server))
+        #expect(try restored.verify().isConsistent)
+        // Nothing left to do, and nothing pending.
+        let again = try await cluster.synchronizer(0, transport: transport).sync()
+        #expect(again.pushed == 0 && again.pulled == 0 && again.replicaChanges.isEmpty, "\(again)")
+        #expect(try cluster.synchronizer(0, transport: transport).pendingCount() == 0)
+    }
+
+    @Test("a restored replica that wrote more than it lost still moves its new writes to a new id")
+    func aRestoredReplicaThatWroteMore() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let backup = try await { () async throws -> String in
+            let phone = try cluster.addReplica()
+            try await appendNotes(phone, count: 2, prefix: "a")
+            try await cluster.synchronizer(0).sync()
+            let backup = try cluster.backUpReplica(0)
+            try await phone.patch("notes", id: "a0", fields: ["title": "lost one"])
+            try await cluster.synchronizer(0).sync()
+            return backup
+        }()
+        let restored = try cluster.restoreReplica(0, from: backup)
+        cluster.advance(by: 1000)
+        // Three writes after the restore: origin sequences 3, 4, 5 against the server's 3.
+        for index in 0..<3 { try await restored.patch("notes", id: "a1", fields: ["title": .string("after restore \(index)")]) }
+        let report = try await cluster.synchronizer(0).sync()
+        #expect(report.replicaChanges.map(\.restamped.count).reduce(0, +) == 3, "\(report)")
+        let server = try await cluster.serverStore()
+        #expect(try Self.title(server, "a0") == "lost one")
+        #expect(try Self.title(server, "a1") == "after restore 2")
+        #expect(try StoreSnapshot(restored) == StoreSnapshot(server))
+        #expect(try server.head() == 6)
+    }
+
+    @Test("two live copies of one store both keep writing: every write reaches everyone")
+    func twoLiveCopies() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let laptop = try cluster.addReplica()
+        try await appendNotes(laptop, count: 3, prefix: "n")
+        try await cluster.synchronizer(0).sync()
+        let copy = try cluster.addReplica(copying: try cluster.backUpReplica(0))
+        #expect(copy.replicaID == laptop.replicaID)
+        for round in 0..<3 {
+            cluster.advance(by: 500)
+            try await laptop.put("notes", id: "laptop-\(round)", fields: ["title": "laptop \(round)"])
+            try await copy.put("notes", id: "copy-\(round)", fields: ["title": "copy \(round)"])
+            try await cluster.synchronizer(round % 2).sync()
+            try await cluster.synchronizer(1 - round % 2).sync()
+        }
+        for index in 0..<2 { try await cluster.synchronizer(index).sync() }
+        #expect(laptop.replicaID != copy.replicaID, "one of the two moved to a new id")
+        let server = try await cluster.serverStore()
+        for store in [laptop, copy, server] {
+            for round in 0..<3 {
+                #expect(try Self.title(store, "laptop-\(round)") == .string("laptop \(round)"))
+                #expect(try Self.title(store, "copy-\(round)") == .string("copy \(round)"))
+            }
+        }
+        #expect(try StoreSnapshot(laptop) == StoreSnapshot(copy))
+        #expect(try StoreSnapshot(laptop) == StoreSnapshot(server))
+    }
+
+    // MARK: Forged ids and ownership
+
+    @Test("a push in another replica's name is refused, and the victim's edit reaches everyone")
+    func aForgedOriginIsRefused() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let victim = try cluster.addReplica()
+        try await victim.put("notes", id: "n1", fields: ["title": "mine"])
+        try await cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice)).sync()
+        let attacker = cluster.transport(credential: Self.mallory)
+        let headBefore = try await cluster.serverStore().head()
+
+        // The victim's next id, with other content.
+        var forged = try victim.read { try $0.event(at: 1)! }
+        forged.id.sequence = 2
+        forged.hlc = HLCTimestamp(rawValue: forged.hlc.rawValue + 1)
+        forged.fields = ["title": "forged"]
+        await expectSyncError(.foreignOrigin) {
+            try await attacker.push(PushRequest(replica: ReplicaID(high: 1, low: 2), events: [forged]), check: nil)
+        }
+        await expectSyncError(.replicaNotOwned) {
+            try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged]), check: nil)
+        }
+        await expectSyncError(.replicaNotOwned) {
+            try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged], relay: true), check: nil)
+        }
+        #expect(try await cluster.serverStore().head() == headBefore)
+
+        try await victim.patch("notes", id: "n1", fields: ["title": "my real edit"])
+        let report = try await cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice)).sync()
+        #expect(report.pushed == 1 && report.replicaChanges.isEmpty, "\(report)")
+        let other = try cluster.addReplica()
+        try await cluster.synchronizer(1, transport: cluster.transport(credential: Self.mallory)).sync()
+        #expect(try Self.title(other, "n1") == "my real edit")
+    }
+
+    @Test("an id claimed before its replica pushed: the replica moves to a new id and loses nothing")
+    func aSquattedReplicaIDMovesOn() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let victim = try cluster.addReplica()
+        let events = try await victim.append([
+            .put("notes", id: "n1", fields: ["title": "first"]), .put("notes", id: "n2", fields: ["title": "second"]),
+        ])
+        var forged = events[0]
+        forged.fields = ["title": "squatted"]
+        _ = try await cluster.transport(credential: Self.mallory).push(
+            PushRequest(replica: victim.replicaID, events: [forged]), check: nil)
+
+        let report = try await cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice)).sync()
+        #expect(report.replicaChanges.count == 1, "\(report)")
+        #expect(report.replicaChanges.first?.restamped.count == 2)
+        let server = try await cluster.serverStore()
+        #expect(try server.read { try $0.event(id: events[0].id)?.fields["title"] } == "squatted")
+        // The forged write is an ordinary older write; the victim's writes win on their own stamps.
+        #expect(try Self.title(server, "n2") == "second")
+        #expect(try StoreSnapshot(victim) == StoreSnapshot(server))
+    }
+
+    @Test("the same id with other content is a 409-style conflict, never a duplicate")
+    func aConflictingDuplicateIsRefused() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        let events = try await client.append([.put("notes", id: "n1", fields: ["title": "one"])])
+        let transport = cluster.transport(encodesJSON: true, credential: Self.alice)
+        _ = try await transport.push(PushRequest(replica: client.replicaID, events: events), check: nil)
+        let again = try await transport.push(PushRequest(replica: client.replicaID, events: events), check: nil)
+        #expect(again.duplicates == 1 && again.accepted == 0)
+        var changed = events[0]
+        changed.fields = ["title": "other content"]
+        do {
+            _ = try await transport.push(PushRequest(replica: client.replicaID, events: [changed]), check: nil)
+            Issue.record("a conflicting duplicate was accepted")
+        } catch let error as SyncError {
+            #expect(error.code == .eventConflict)
+            #expect(error.code.status == 409)
+            #expect(error.eventID == events[0].id)
+            #expect(error.message.contains(events[0].digest.description) && error.message.contains(changed.digest.description))
+        }
+        #expect(try await cluster.serverStore().read { try $0.event(id: events[0].id)?.fields["title"] } == "one")
+    }
+
+    @Test("a pulled event that conflicts with another replica's event in the local log fails the sync loudly")
+    func aForeignConflictInAPullIsReported() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let writer = try cluster.addReplica()
+        let events = try await writer.append([.put("notes", id: "n1", fields: ["title": "server's"])])
+        try await cluster.synchronizer(0).sync()
+        let reader = try cluster.addReplica()
+        var other = events[0]
+        other.fields = ["title": "a different event under the same id"]
+        _ = try await reader.ingest([other])
+        do {
+            try await cluster.synchronizer(1).sync()
+            Issue.record("the sync hid a conflicting event")
+        } catch let error as SyncError {
+            #expect(error.code == .eventConflict, "\(error)")
+            #expect(error.eventID == events[0].id)
+        }
+        #expect(try Self.title(reader, "n1") == "a different event under the same id")
+    }
+}

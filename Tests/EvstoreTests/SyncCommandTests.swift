@@ -67,7 +67,7 @@ struct SyncCommandTests {
             let pushed = try await SyncCommandTests.sync(first, url)
             #expect(
                 JSONLines.keys(pushed).filter { $0 != "head" }
-                    == ["conflicts", "duplicates", "epoch_changed", "pulled", "pushed", "server_head"])
+                    == ["conflicts", "duplicates", "epoch_changed", "pulled", "pushed", "replica", "restamped", "server_head"])
             #expect(SyncCommandTests.moved(pushed) == "pushed 5, pulled 0, conflicts 0")
             #expect(JSONLines.int(pushed, "server_head") == 5)
             #expect(JSONLines.bool(pushed, "epoch_changed") == false)

@@ -263,14 +263,12 @@ struct HostileClientTests {
             // A mixed batch: one good event, one far-future one → refused as a whole.
             do {
                 let now = UInt64(Date().timeIntervalSince1970 * 1000)
-                var configuration = Store.Configuration()
-                configuration.physicalClock = { now + 86_400_000 }
-                let future = try Store.open(at: setup.directory.appending("future-mixed"), configuration: configuration)
-                let bad = try await future.append([.put("notes", id: "g", fields: ["title": "future"])])
                 let good = try await setup.client.append([.put("notes", id: "h3", fields: ["title": "fine"])])
-                let body = PushRequest(replica: setup.client.replicaID, events: good + bad).jsonBytes()
+                var bad = good[0]
+                bad.id.sequence += 1
+                bad.hlc = HLCTimestamp(physical: now + 86_400_000, logical: 0)
+                let body = PushRequest(replica: setup.client.replicaID, events: good + [bad]).jsonBytes()
                 try await setup.expectRefused("mixed batch", body: body, status: 422)
-                future.close()
             }
             for query in ["after=-1", "after=abc", "limit=0", "limit=-5", "after=99999999999999999999999", "epoch=x&mark=y&digest=z"] {
                 try await setup.expectRefused("pull ?\(query)", .GET, "/v1/stores/notes/events?\(query)", body: nil, status: 400)

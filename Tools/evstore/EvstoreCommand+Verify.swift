@@ -7,20 +7,26 @@ extension EvstoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the log and compare every projection with a rebuild, byte for byte.",
             discussion: """
-                Exit status 0 only when the log is sound and the projections equal a rebuild.
+                Exit status 0 only when the log is sound and the projections equal a rebuild. With
+                --against, also every event id the two stores both hold must name the same event
+                (a replica restored from a backup or copied may have reused its ids).
 
-                Example:
+                Examples:
                   evstore verify ./store
+                  evstore verify ./phone --against /var/lib/evstore/notes
                 """)
 
         @OptionGroup var options: StoreOptions
         @OptionGroup var format: FormatOptions
+        @Option(name: .long, help: "Another replica (or a server's store) whose event ids must name the same events.")
+        var against: String?
 
         func run() async throws {
             try await runTool {
                 let store = try StoreAccess.openReadOnly(options.store)
                 let bar = ProgressBar("verify")
-                let verification = try Inspect.verify(store: store) { bar.update($0.processed, of: $0.total) }
+                let other = try against.map { try StoreAccess.openReadOnly($0) }
+                let verification = try Inspect.verify(store: store, against: other) { bar.update($0.processed, of: $0.total) }
                 bar.finish()
                 let consistent = Inspect.printVerification(
                     verification.report, snapshotHead: verification.snapshotHead, format: format.resolved, output: .standard)

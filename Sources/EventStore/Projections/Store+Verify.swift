@@ -47,6 +47,13 @@ extension Store {
 
     private func checkLog(_ reader: StoreReader, into report: inout VerificationReport) throws {
         var expected: UInt64 = 1
+        let replica = try Meta.replicaID(reader.tx, schema.meta)
+        let originSequence = try Meta.uint64(reader.tx, schema.meta, Meta.originSequence) ?? 0
+        if try reader.tx.value(forKey: Array(Meta.rebuildNeeded.utf8), in: schema.meta) != nil {
+            report.record(.init(
+                kind: "rebuild-pending", database: "meta", key: Meta.rebuildNeeded,
+                detail: "events were restamped and the projections not rebuilt yet (opening the store for writing does it)"))
+        }
         try reader.tx.forEach(in: schema.events) { key, value in
             guard let seq = try? Keys.seq(from: key) else {
                 report.record(.init(kind: "bad-key", database: "events", key: hex(key), detail: "key is not 8 bytes"))
@@ -59,6 +66,11 @@ extension Store {
             report.eventsChecked += 1
             do {
                 let event = try Event(decoding: value, seq: seq)
+                if event.id.origin == replica && event.id.sequence > originSequence {
+                    report.record(.init(
+                        kind: "origin-sequence-behind", database: "meta", key: "\(event.id)",
+                        detail: "the store's next id under its replica id would be \(originSequence + 1): it would reuse an id"))
+                }
                 let mapped = try reader.seq(of: event.id)
                 if mapped != seq {
                     report.record(.init(

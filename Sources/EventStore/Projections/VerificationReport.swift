@@ -4,8 +4,12 @@ public struct VerificationReport: Sendable, Hashable {
     /// One difference or broken invariant.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
         /// What kind of problem: `log-gap`, `undecodable-event`, `event-id-mismatch`,
-        /// `missing` (the rebuild has an entry the live projection lacks), `unexpected` (the live
-        /// projection has an entry the rebuild lacks), or `different` (both have it, bytes differ).
+        /// `origin-sequence-behind` (the log holds events of the current replica id past the
+        /// sequence the store would write next: it would reuse ids), `rebuild-pending` (a
+        /// restamp's rebuild has not run), `id-conflict` (an id names other content in another
+        /// replica; `evstore verify --against`), `missing` (the rebuild has an entry the live
+        /// projection lacks), `unexpected` (the live projection has an entry the rebuild lacks),
+        /// or `different` (both have it, bytes differ).
         public var kind: String
         /// The database concerned (`events`, `items`, `search_postings`, …).
         public var database: String
@@ -16,6 +20,14 @@ public struct VerificationReport: Sendable, Hashable {
 
         /// `kind database key: detail`.
         public var description: String { "\(kind) \(database) \(key): \(detail)" }
+
+        /// Creates a problem.
+        public init(kind: String, database: String, key: String, detail: String) {
+            self.kind = kind
+            self.database = database
+            self.key = key
+            self.detail = detail
+        }
     }
 
     /// Events read from the log.
@@ -33,7 +45,8 @@ public struct VerificationReport: Sendable, Hashable {
     /// Whether the log is sound and the projections equal a rebuild byte for byte.
     public var isConsistent: Bool { problems.isEmpty }
 
-    mutating func record(_ problem: Problem) {
+    /// Adds a problem (past ``maxProblems`` only ``truncated`` is set).
+    public mutating func record(_ problem: Problem) {
         if problems.count < VerificationReport.maxProblems { problems.append(problem) } else { truncated = true }
     }
 }

@@ -27,6 +27,10 @@ extension Inspect {
         public var onlyInA: [Event] = []
         /// Events B holds that A lacks, in B's log order.
         public var onlyInB: [Event] = []
+        /// Ids that name one event in A and another in B (same id, other content), in A's log
+        /// order: one of the replicas reused ids it had published (a store restored from a backup
+        /// or copied before sync detected it, or a forged id accepted by an older server).
+        public var conflictingIDs: [(a: Event, b: Event)] = []
         /// Events in A and items in A.
         public var countsA: (events: UInt64, items: Int) = (0, 0)
         /// Events in B and items in B.
@@ -35,6 +39,7 @@ extension Inspect {
         /// Whether the replicas hold the same items and events.
         public var isEqual: Bool {
             fields.isEmpty && itemsOnlyInA.isEmpty && itemsOnlyInB.isEmpty && onlyInA.isEmpty && onlyInB.isEmpty
+                && conflictingIDs.isEmpty
         }
     }
 
@@ -57,8 +62,8 @@ extension Inspect {
                 }
             }
         }
-        result.onlyInA = try missing(from: b, in: a)
-        result.onlyInB = try missing(from: a, in: b)
+        (result.onlyInA, result.conflictingIDs) = try compareEvents(a, against: b)
+        result.onlyInB = try compareEvents(b, against: a).missing
         result.countsA.events = try a.head()
         result.countsB.events = try b.head()
         return result
@@ -77,17 +82,26 @@ extension Inspect {
         return items
     }
 
-    private static func missing(from other: Store, in store: Store) throws -> [Event] {
-        var events: [Event] = []
+    /// The events of `store` that `other` lacks, and those `other` holds under the same id with
+    /// other content.
+    static func compareEvents(_ store: Store, against other: Store) throws
+        -> (missing: [Event], conflicting: [(a: Event, b: Event)])
+    {
+        var missing: [Event] = []
+        var conflicting: [(a: Event, b: Event)] = []
         try store.read { reader in
             try other.read { otherReader in
                 try reader.forEachEvent { event in
-                    if try otherReader.seq(of: event.id) == nil { events.append(event) }
+                    if let theirs = try otherReader.event(id: event.id) {
+                        if !event.hasSameContent(as: theirs) { conflicting.append((event, theirs)) }
+                    } else {
+                        missing.append(event)
+                    }
                     return true
                 }
             }
         }
-        return events
+        return (missing, conflicting)
     }
 
     /// Prints a diff.
@@ -95,7 +109,9 @@ extension Inspect {
     /// JSON lines: `{"kind": "field", "collection", "id", "field", "a", "b", "in_a", "in_b"}` per
     /// differing field (`in_a`/`in_b`: whether the field exists there), then `{"kind":
     /// "only-in-a"|"only-in-b", "seq", "event", "hlc", "op", "collection", "item"}` per event
-    /// (`seq`: its position in the store that has it). Equal replicas print nothing (exit 0).
+    /// (`seq`: its position in the store that has it), then `{"kind": "id-conflict", "event",
+    /// "seq_a", "seq_b", "digest_a", "digest_b", "collection", "item"}` per id that names other
+    /// events in A and B. Equal replicas print nothing (exit 0).
     public static func printDiff(
         _ result: DiffResult, labels: (a: String, b: String) = ("A", "B"), limit: Int = 50, format: OutputFormat,
         output: Output
@@ -117,6 +133,13 @@ extension Inspect {
                         "collection": .string(event.collection), "item": .string(event.item),
                     ]))
                 }
+            }
+            for (a, b) in result.conflictingIDs {
+                output.line(Rendering.jsonLine([
+                    "kind": "id-conflict", "event": Rendering.json(a.id), "seq_a": .int(Int64(a.seq)),
+                    "seq_b": .int(Int64(b.seq)), "digest_a": .string(a.digest.description),
+                    "digest_b": .string(b.digest.description), "collection": .string(a.collection), "item": .string(a.item),
+                ]))
             }
         case .table:
             output.line("A  \(labels.a)  (\(result.countsA.events) events, \(result.countsA.items) items)")
@@ -157,6 +180,23 @@ extension Inspect {
                 table.render().forEach { output.line("  " + $0) }
                 if events.count > limit { output.line("  … and \(events.count - limit) more (--limit)") }
                 output.line()
+            }
+            if !result.conflictingIDs.isEmpty {
+                let count = result.conflictingIDs.count
+                output.line(
+                    "\(count) event id\(count == 1 ? " names" : "s name") different events in A and B (one replica reused "
+                        + "ids it had published: restored from a backup or copied):")
+                var table = Table(columns: ["event", "A (seq, digest)", "B (seq, digest)", "item"])
+                for (a, b) in result.conflictingIDs.prefix(limit) {
+                    table.add([
+                        Rendering.shortID(a.id), "\(a.seq) \(a.digest)", "\(b.seq) \(b.digest)", "\(a.collection)/\(a.item)",
+                    ])
+                }
+                table.render().forEach { output.line("  " + $0) }
+                if count > limit { output.line("  … and \(count - limit) more (--limit)") }
+                output.line()
+                output.line("✘ the replicas differ, and sync cannot make them equal while an id names two events")
+                return
             }
             output.line("✘ the replicas differ; syncing both with the same server makes them equal")
         }

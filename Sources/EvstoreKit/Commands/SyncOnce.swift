@@ -9,7 +9,9 @@ public enum SyncOnce {
     /// moved.
     ///
     /// JSON line: `{"pushed", "pulled", "duplicates", "conflicts", "server_head", "epoch_changed",
-    /// "head"}`.
+    /// "replica", "restamped", "head"}` — `replica` is the id the store writes under after the
+    /// sync, `restamped` how many of its events moved to a new id because the store had reused
+    /// ids published elsewhere (a restored backup, a copied store).
     ///
     /// A refused or unreachable server fails at once (no retries: this is one sync, run by a
     /// person or a script); `timeout` bounds each request.
@@ -58,6 +60,8 @@ public enum SyncOnce {
                 "pushed": .int(Int64(report.pushed)), "pulled": .int(Int64(report.pulled)),
                 "duplicates": .int(Int64(report.duplicates)), "conflicts": .int(Int64(report.conflicts)),
                 "server_head": .int(Int64(report.serverHead)), "epoch_changed": .bool(report.epochChanged),
+                "replica": .string(store.replicaID.description),
+                "restamped": .int(Int64(report.replicaChanges.reduce(0) { $0 + $1.restamped.count })),
                 "head": .int(Int64(head)),
             ]))
         case .table:
@@ -65,6 +69,11 @@ public enum SyncOnce {
                 "pushed \(report.pushed), pulled \(report.pulled), duplicates \(report.duplicates), conflicts \(report.conflicts); "
                     + "the server log has \(report.serverHead) events, this store \(head)")
             if report.epochChanged { output.line("the server's epoch changed (it was restored or reset): positions were reset") }
+            for change in report.replicaChanges {
+                output.line(
+                    "this store reused replica ids published elsewhere (restored from a backup, or copied?): it now writes "
+                        + "under \(change.current); \(change.restamped.count) unpublished events moved to \(change.restampedUnder)")
+            }
             let names = ReplicaNames(local: store.replicaID)
             for record in report.conflictRecords.prefix(20) {
                 output.line(

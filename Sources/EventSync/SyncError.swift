@@ -76,11 +76,15 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         /// The push's replica id belongs to another credential (403): the first credential that
         /// pushed under a replica id owns it.
         public static let replicaNotOwned = Code("replica-not-owned", 403, "Replica owned by another credential")
+        /// A relayed event of a replica whose owner, syncing in the current epoch, declared it no
+        /// longer holds it (409): the relaying store keeps the write under an id of its own
+        /// (``EventStore/Store/adopt(_:)``). ``SyncError/eventID`` names it.
+        public static let orphanedEvent = Code("orphaned-event", 409, "Event its owner no longer has")
         /// A push carries events of a replica other than the pushing one (403).
         public static let foreignOrigin = Code("foreign-origin", 403, "Events of another replica")
 
         static let known: [Code] = [
-            .eventConflict, .replicaNotOwned, .foreignOrigin,
+            .eventConflict, .replicaNotOwned, .foreignOrigin, .orphanedEvent,
             .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
             .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .internalError, .transport, .protocolViolation, .local,
         ]

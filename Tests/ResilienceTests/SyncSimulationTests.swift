@@ -110,7 +110,10 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
 }
 
 /// A seeded simulation of replicas syncing through an unreliable network with a server that may
-/// be restored from an older copy. Every run ends converged, with no acknowledged write lost.
+/// be restored from an older copy, replicas restored from device backups, and stores copied to
+/// new devices that go on writing under the same replica id. Every run ends converged, with no
+/// write lost that any store still held (a device restored from a backup loses only what it
+/// alone held).
 @Suite("Sync simulation", .serialized)
 struct SyncSimulationTests {
     static let start: UInt64 = 1_800_000_000_000
@@ -120,6 +123,10 @@ struct SyncSimulationTests {
         var syncs = 0
         var failedSyncs = 0
         var restores = 0
+        var clientRestores = 0
+        var copies = 0
+        var replicaChanges = 0
+        var relaysRefused = 0
         var refusedSkew = 0
         var faults: [String: Int] = [:]
     }
@@ -129,6 +136,42 @@ struct SyncSimulationTests {
         configuration.storeConfiguration.durability = .bulk
         configuration.storeConfiguration.physicalClock = clock.function
         return try SyncService(configuration: configuration)
+    }
+
+    /// A write, whatever id it carries: a store that moves to a new replica id keeps the stamp
+    /// and the content of its writes, not their ids.
+    static func writeKey(_ event: Event) -> String {
+        let fields = event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        return "\(event.hlc.rawValue) \(event.collection)/\(event.item) \(event.operation) \(fields)"
+    }
+
+    static func writeKeys(_ store: Store) throws -> Set<String> { Set(try allEvents(of: store).map(writeKey)) }
+
+    /// Replica ids from the seed, so that a replayed seed is the same run (the order of replicas
+    /// breaks ties between equal stamps).
+    final class ReplicaIDSource: @unchecked Sendable {
+        private let lock = NSLock()
+        private var generator: SeededGenerator
+        private let seed: UInt64
+
+        init(seed: UInt64) {
+            self.seed = seed
+            generator = SeededGenerator(seed: seed &* 0x2545_F491_4F6C_DD1D)
+        }
+
+        func next() -> ReplicaID {
+            lock.lock()
+            defer { lock.unlock() }
+            return ReplicaID(high: seed, low: UInt64.random(in: 1...UInt64.max, using: &generator))
+        }
+    }
+
+    static func replicaConfiguration(_ clock: ManualClock, ids: ReplicaIDSource) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.durability = .bulk
+        configuration.physicalClock = clock.function
+        configuration.newReplicaID = { ids.next() }
+        return configuration
     }
 
     /// One simulation run. Throws (or records issues) on a violated invariant.
@@ -141,48 +184,65 @@ struct SyncSimulationTests {
         let backupPath = directory.appending("backup")
         let serverClock = ManualClock(start: start)
         var service = try makeService(path: serverPath, clock: serverClock)
+        let ids = ReplicaIDSource(seed: seed)
 
-        let replicaCount = Int.random(in: 2...4, using: &generator)
+        let initialCount = Int.random(in: 2...4, using: &generator)
         // Clock skew: within the 60 s bound for most replicas; beyond it for one in some runs.
         let beyondBound = Int.random(in: 0..<4, using: &generator) == 0
+        let skewed = initialCount - 1
         var clocks: [ManualClock] = []
         var stores: [Store] = []
-        for index in 0..<replicaCount {
+        // Which user each replica belongs to: a copy of a replica is the same user's (one
+        // credential), so it may push under the ids it shares.
+        var users: [Int] = []
+        for index in 0..<initialCount {
             var skew = Int64.random(in: -30_000...30_000, using: &generator)
-            if beyondBound && index == replicaCount - 1 { skew = 120_000 }
+            if beyondBound && index == skewed { skew = 120_000 }
             let clock = ManualClock(start: UInt64(Int64(start) + skew))
-            var configuration = Store.Configuration()
-            configuration.durability = .bulk
-            configuration.physicalClock = clock.function
-            // Replica ids from the seed too, so that a replayed seed is the same run (the order of
-            // replicas breaks ties between equal stamps).
-            configuration.replicaID = ReplicaID(high: seed, low: UInt64.random(in: 1...UInt64.max, using: &generator))
             clocks.append(clock)
-            stores.append(try Store.open(at: directory.appending("replica-\(index)"), configuration: configuration))
+            stores.append(
+                try Store.open(at: directory.appending("replica-\(index)"), configuration: replicaConfiguration(clock, ids: ids)))
+            users.append(index)
         }
         defer { for store in stores { store.close() } }
 
-        var acknowledged: Set<EventID> = []
+        // Writes that must reach every replica, by content; a write made on a device and lost
+        // with it (restored from a backup before anyone else received it) is dropped from it.
+        var expected: [String: Int] = [:]
+        var serverBackupWrites: Set<String> = []
+        var clientBackups: [Int: (path: String, writes: Set<String>)] = [:]
         var chaos: [ChaosTransport] = []
         func makeSynchronizers() -> [Synchronizer] {
-            chaos = (0..<replicaCount).map { index in
-                ChaosTransport(InProcessTransport(service: service, storeName: "shared"), seed: seed &* 31 &+ UInt64(index) &+ UInt64(outcome.restores) << 32)
+            chaos = stores.indices.map { index in
+                ChaosTransport(
+                    InProcessTransport(
+                        service: service, storeName: "shared", credential: SyncCredential(id: "user-\(users[index])")),
+                    seed: seed &* 31 &+ UInt64(index) &+ UInt64(outcome.restores + outcome.clientRestores) << 32)
             }
             var configuration = Synchronizer.Configuration()
             configuration.pushPageSize = 7
             configuration.pullPageSize = 9
-            return (0..<replicaCount).map { index in
+            return stores.indices.map { index in
                 Synchronizer(store: stores[index], transport: chaos[index], remoteName: "server", configuration: configuration)
             }
+        }
+        /// The writes some store other than `excluded` holds (the server and every replica).
+        func writesHeldElsewhere(excluding excluded: Int?) async throws -> Set<String> {
+            var held: Set<String> = []
+            if service.storeNames().contains("shared") { held.formUnion(try writeKeys(try await service.store(named: "shared"))) }
+            for (index, store) in stores.enumerated() where index != excluded { held.formUnion(try writeKeys(store)) }
+            return held
         }
         var synchronizers = makeSynchronizers()
         var backedUp = false
         let words = ["alpha", "beta", "gamma", "delta", "동기화", "kiwi"]
 
+        let trace = ProcessInfo.processInfo.environment["EVENTSTORE_SIM_TRACE"] != nil
         let steps = Int.random(in: 20...60, using: &generator)
-        for _ in 0..<steps {
+        for step in 0..<steps {
             let action = Int.random(in: 0..<100, using: &generator)
-            let replica = Int.random(in: 0..<replicaCount, using: &generator)
+            let replica = Int.random(in: 0..<stores.count, using: &generator)
+            if trace { print("step \(step): action \(action) replica \(replica) id \(stores[replica].replicaID)") }
             switch action {
             case 0..<45:
                 var changes: [Change] = []
@@ -198,21 +258,25 @@ struct SyncSimulationTests {
                     }
                 }
                 let events = try await stores[replica].append(changes)
-                acknowledged.formUnion(events.map(\.id))
+                for event in events { expected[writeKey(event)] = replica }
+                if trace { print("  wrote \(events.map { "\($0.id) \(writeKey($0))" })") }
                 outcome.events += events.count
-            case 45..<85:
+            case 45..<80:
                 outcome.syncs += 1
                 do {
-                    try await synchronizers[replica].sync()
+                    let report = try await synchronizers[replica].sync()
+                    outcome.replicaChanges += report.replicaChanges.count
+                    if trace { print("  sync: \(report) changes \(report.replicaChanges)") }
                 } catch let error as SyncError {
+                    if trace { print("  sync failed: \(error)") }
                     outcome.failedSyncs += 1
                     if error.code == .clockSkew { outcome.refusedSkew += 1 }
                 }
-            case 85..<93:
+            case 80..<87:
                 let delta = Int64.random(in: 1...5_000, using: &generator)
                 serverClock.advance(by: delta)
                 for clock in clocks { clock.advance(by: delta) }
-            default:
+            case 87..<92:
                 // Back up the server (stopped), or later restore that older copy.
                 service.close()
                 if !backedUp {
@@ -220,24 +284,63 @@ struct SyncSimulationTests {
                     if FileManager.default.fileExists(atPath: serverPath) {
                         try FileManager.default.copyItem(atPath: serverPath, toPath: backupPath)
                         backedUp = true
+                        let copy = try Store.open(at: backupPath)
+                        serverBackupWrites = try writeKeys(copy)
+                        copy.close()
                     }
+                    service = try makeService(path: serverPath, clock: serverClock)
                 } else {
+                    // Writes only the server held, and not its backup, go with it.
+                    var kept = serverBackupWrites
+                    for store in stores { kept.formUnion(try writeKeys(store)) }
+                    expected = expected.filter { kept.contains($0.key) }
                     try FileManager.default.removeItem(atPath: serverPath)
                     try FileManager.default.copyItem(atPath: backupPath, toPath: serverPath)
                     outcome.restores += 1
                     backedUp = false
+                    service = try makeService(path: serverPath, clock: serverClock)
                 }
-                service = try makeService(path: serverPath, clock: serverClock)
+                synchronizers = makeSynchronizers()
+            case 92..<98:
+                // Back up a replica (a device backup), or later restore it from that backup: the
+                // device loses what it wrote or received since, and goes on writing.
+                if let backup = clientBackups.removeValue(forKey: replica) {
+                    let heldElsewhere = try await writesHeldElsewhere(excluding: replica)
+                    let path = stores[replica].path
+                    synchronizers = []
+                    stores[replica].close()
+                    try FileManager.default.removeItem(atPath: path)
+                    try FileManager.default.copyItem(atPath: backup.path, toPath: path)
+                    stores[replica] = try Store.open(at: path, configuration: replicaConfiguration(clocks[replica], ids: ids))
+                    let kept = heldElsewhere.union(backup.writes)
+                    expected = expected.filter { kept.contains($0.key) }
+                    outcome.clientRestores += 1
+                    synchronizers = makeSynchronizers()
+                } else {
+                    let path = directory.appending("client-backup-\(replica)-\(outcome.clientRestores)")
+                    try stores[replica].backup(to: path)
+                    clientBackups[replica] = (path, try writeKeys(stores[replica]))
+                }
+            default:
+                // A second device starts from a copy of a replica's store; both live on.
+                guard stores.count < 6 else { continue }
+                let path = directory.appending("replica-\(stores.count)")
+                try stores[replica].backup(to: path)
+                let clock = ManualClock(start: clocks[replica].now)
+                clocks.append(clock)
+                stores.append(try Store.open(at: path, configuration: replicaConfiguration(clock, ids: ids)))
+                users.append(users[replica])
+                outcome.copies += 1
                 synchronizers = makeSynchronizers()
             }
         }
         for transport in chaos { outcome.faults.merge(transport.faults, uniquingKeysWith: +) }
 
-        // A replica beyond the skew bound: its refused events are still in its log, pending.
+        // A replica beyond the skew bound: its refused writes are still in its log, pending.
         if beyondBound {
-            let last = replicaCount - 1
-            let ids = Set(try allEvents(of: stores[last]).map(\.id))
-            #expect(acknowledged.filter { $0.origin == stores[last].replicaID }.isSubset(of: ids), "seed \(seed): skewed replica lost its own writes")
+            let keys = try writeKeys(stores[skewed])
+            let own = expected.filter { $0.value == skewed }.keys
+            #expect(own.allSatisfy(keys.contains), "seed \(seed): skewed replica lost its own writes")
             // Time passes: the server's clock catches up with the skewed replica.
             serverClock.advance(by: 180_000)
             for clock in clocks { clock.advance(by: 180_000) }
@@ -259,22 +362,31 @@ struct SyncSimulationTests {
                         .local, "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
                             + "server stores \(service.storeNames()), restores \(outcome.restores)) failed: \(error)")
                 }
-                moved += report.pushed + report.pulled
+                outcome.replicaChanges += report.replicaChanges.count
+                outcome.relaysRefused += report.relaysRefused
+                if trace { print("  final sync \(index): \(report) changes \(report.replicaChanges)") }
+                moved += report.pushed + report.pulled + report.replicaChanges.count
             }
             quietRounds = moved == 0 ? quietRounds + 1 : 0
         }
         #expect(quietRounds == 2, "seed \(seed): sync never settled")
+        if ProcessInfo.processInfo.environment["EVENTSTORE_SIM_TRACE"] != nil {
+            print("seed \(seed): relays refused in the final rounds \(outcome.relaysRefused), restores \(outcome.restores), "
+                + "client restores \(outcome.clientRestores), copies \(outcome.copies)")
+        }
 
-        if acknowledged.isEmpty && !service.storeNames().contains("shared") {
+        if expected.isEmpty && !service.storeNames().contains("shared") {
             // Nobody wrote anything, so no store was ever created on the server.
             for store in stores { #expect(try allEvents(of: store).isEmpty) }
             service.close()
             return outcome
         }
         let server = try await service.store(named: "shared")
-        let serverIDs = Set(try allEvents(of: server).map(\.id))
+        let serverEvents = try allEvents(of: server)
+        let serverIDs = Set(serverEvents.map(\.id))
         let serverSnapshot = try StoreSnapshot(server)
-        #expect(acknowledged.isSubset(of: serverIDs), "seed \(seed): \(acknowledged.subtracting(serverIDs).count) acknowledged writes missing on the server")
+        let missing = Set(expected.keys).subtracting(serverEvents.map(writeKey))
+        #expect(missing.isEmpty, "seed \(seed): \(missing.count) acknowledged writes missing on the server")
         for (index, store) in stores.enumerated() {
             let events = try allEvents(of: store)
             let ids = Set(events.map(\.id))
@@ -283,12 +395,13 @@ struct SyncSimulationTests {
             let snapshot = try StoreSnapshot(store)
             #expect(snapshot == serverSnapshot, "seed \(seed): replica \(index) diverged from the server")
             #expect(try synchronizers[index].pendingCount() == 0, "seed \(seed): replica \(index) still has pending events")
+            #expect(try store.verify().isConsistent, "seed \(seed): replica \(index) does not verify")
         }
         service.close()
         return outcome
     }
 
-    @Test("seeded simulation: lossy, duplicating, cut network; clock skew; server restored from an older copy")
+    @Test("seeded simulation: lossy, duplicating, cut network; clock skew; server and replicas restored from backups; copied stores")
     func simulation() async throws {
         let seeds: [UInt64]
         if let seed = Reliability.fixedSeed {
@@ -305,6 +418,9 @@ struct SyncSimulationTests {
                 total.syncs += outcome.syncs
                 total.failedSyncs += outcome.failedSyncs
                 total.restores += outcome.restores
+                total.clientRestores += outcome.clientRestores
+                total.copies += outcome.copies
+                total.replicaChanges += outcome.replicaChanges
                 total.refusedSkew += outcome.refusedSkew
                 total.faults.merge(outcome.faults, uniquingKeysWith: +)
             } catch {
@@ -315,6 +431,8 @@ struct SyncSimulationTests {
         print(
             "sync simulation: \(seeds.count) seeds in \(ContinuousClock.now - started), \(total.events) local events, "
                 + "\(total.syncs) syncs (\(total.failedSyncs) failed under faults, \(total.refusedSkew) refused for skew), "
-                + "\(total.restores) server restores, faults \(total.faults.sorted { $0.key < $1.key })")
+                + "\(total.restores) server restores, \(total.clientRestores) replicas restored from backups, "
+                + "\(total.copies) store copies, \(total.replicaChanges) replica id changes, "
+                + "faults \(total.faults.sorted { $0.key < $1.key })")
     }
 }

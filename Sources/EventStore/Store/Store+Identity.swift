@@ -40,6 +40,20 @@ extension Store {
         }
     }
 
+    /// The highest origin sequence of `origin`'s events in the log (0 for none).
+    public func lastSequence(of origin: ReplicaID) throws -> UInt64 {
+        try environment.read { tx in
+            try tx.withCursor(on: schema.eventIDs) { cursor in
+                let prefix = Array(Keys.eventID(EventID(origin: origin, sequence: 0)).prefix(16))
+                let entry = try cursor.seek(atLeast: Keys.eventID(EventID(origin: origin, sequence: .max))) != nil
+                    ? try cursor.previous() : try cursor.last()
+                guard let key = entry?.key, key.count == 24, key.starts(with: prefix) else { return 0 }
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
+                return try reader.readUInt64()
+            }
+        }
+    }
+
     /// The last origin sequence the store used under its current replica id.
     public func originSequence() throws -> UInt64 {
         try environment.read { tx in try Meta.uint64(tx, schema.meta, Meta.originSequence) ?? 0 }
@@ -82,26 +96,62 @@ extension Store {
     ///   ``ownReplicaIDs()``; ``EventStoreError/Code/readOnly``.
     @discardableResult
     public func restamp(from id: EventID) async throws -> ReplicaIDChange {
+        try await exclusiveRestamp(from: id, adopting: false)
+    }
+
+    /// Moves one event of another replica to a new id of this store, so that its write
+    /// survives when elsewhere its id names another event.
+    ///
+    /// When a store receives, under an id it holds, an event with other content — from a peer
+    /// that accepted a forged id before ids were bound to content, or after both a server and
+    /// the author's device were restored from backups — the store keeps the event it has: it
+    /// moves it to a new id of its own (same stamp and fields, a new origin that is retired at
+    /// once), and can then receive the other event and push its own copy of the write. Both
+    /// writes survive and merge like any two writes.
+    ///
+    /// ```swift
+    /// catch let error as EventStoreError where error.code == .eventConflict {
+    ///     try await store.adopt(error.eventIDConflict!.id)
+    /// }
+    /// ```
+    ///
+    /// - Parameter id: The id of an event in the log whose origin is not one of
+    ///   ``ownReplicaIDs()`` (use ``restamp(from:)`` for those).
+    /// - Returns: What changed (``ReplicaIDChange/current`` is unchanged).
+    /// - Throws: ``EventStoreError/Code/notFound`` when the log does not hold `id`;
+    ///   ``EventStoreError/Code/invalidEvent`` for one of this store's own ids.
+    @discardableResult
+    public func adopt(_ id: EventID) async throws -> ReplicaIDChange {
+        try await exclusiveRestamp(from: id, adopting: true)
+    }
+
+    private func exclusiveRestamp(from id: EventID, adopting: Bool) async throws -> ReplicaIDChange {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
         let box = ResultBox<ReplicaIDChange>()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writer.submit(
                 Writer.Request(
                     eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
-                    exclusive: { store in box.set(try store.performRestamp(from: id)) }))
+                    exclusive: { store in box.set(try store.performRestamp(from: id, adopting: adopting)) }))
         }
         return box.get()
     }
 
-    /// Runs on the writer thread.
-    func performRestamp(from id: EventID) throws -> ReplicaIDChange {
+    /// Runs on the writer thread. Moves the own events of `id.origin` from `id` on, or, when
+    /// `adopting`, the one foreign event `id`.
+    func performRestamp(from id: EventID, adopting: Bool = false) throws -> ReplicaIDChange {
         let fresh = configuration.newReplicaID()
         let change = try environment.write { tx -> ReplicaIDChange in
             let meta = schema.meta
             let current = try Meta.replicaID(tx, meta)
             var retired = try Meta.retiredReplicaIDs(tx, meta)
-            guard id.origin == current || retired.contains(id.origin) else {
-                throw EventStoreError(.invalidEvent, "replica \(id.origin) is not one of this store's replica ids")
+            let own = id.origin == current || retired.contains(id.origin)
+            guard own != adopting else {
+                throw EventStoreError(
+                    .invalidEvent,
+                    adopting
+                        ? "replica \(id.origin) is one of this store's replica ids: restamp its events instead"
+                        : "replica \(id.origin) is not one of this store's replica ids")
             }
             guard fresh != current, !retired.contains(fresh) else {
                 throw EventStoreError(.invalidEvent, "the new replica id \(fresh) is already one of this store's")
@@ -113,8 +163,11 @@ extension Store {
                     guard key.count == 24, key.starts(with: origin) else { return false }
                     var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
                     moving.append((try Keys.seq(from: value), EventID(origin: id.origin, sequence: try reader.readUInt64())))
-                    return true
+                    return !adopting
                 }
+            }
+            if adopting {
+                guard moving.first?.id == id else { throw EventStoreError(.notFound, "the log holds no event \(id)") }
             }
             moving.sort { $0.seq < $1.seq }
             var change = ReplicaIDChange(previous: current, current: current, restampedUnder: fresh, restamped: [])

@@ -8,6 +8,10 @@ import EventStore
 /// - ``mark`` and ``markDigest``: the highest server seq this replica knows of (from a page or a
 ///   push answer) and the server's ``LogDigest`` there, sent back as a ``ContinuityCheck``.
 /// - ``epoch``: the server epoch these positions belong to; a new epoch resets them all.
+/// - ``deferredRelays``: local seqs of other replicas' events that the server would not take
+///   from this store yet (their owner is another credential and has not pushed them since the
+///   server's last restore); retried on every sync until the owner pushed them or declared it
+///   no longer holds them.
 ///
 /// The cursor is stored under the metadata key `sync.remote.<remote name>`.
 public struct SyncCursor: Sendable, Hashable {
@@ -21,6 +25,8 @@ public struct SyncCursor: Sendable, Hashable {
     public internal(set) var mark: UInt64 = 0
     /// The server's log digest at ``mark``.
     public internal(set) var markDigest: LogDigest = .empty
+    /// Local seqs of relayed events the server refused for now, retried on every sync.
+    public internal(set) var deferredRelays: [UInt64] = []
 
     /// The cursor of a replica that never synced.
     public init() {}
@@ -45,7 +51,8 @@ public struct SyncCursor: Sendable, Hashable {
 
     // MARK: Storage
 
-    static let formatVersion: UInt8 = 1
+    /// Version 2 adds the deferred relays after the four positions (version 1 is still read).
+    static let formatVersion: UInt8 = 2
 
     /// The metadata key for the remote `name` (long names are hashed to fit).
     static func key(for name: String) -> String {
@@ -60,15 +67,18 @@ public struct SyncCursor: Sendable, Hashable {
         let epochBytes = Array((epoch ?? "").utf8.prefix(255))
         var bytes: [UInt8] = [SyncCursor.formatVersion, UInt8(epochBytes.count)]
         bytes += epochBytes
-        for value in [pushed, pulled, mark, markDigest.rawValue] { bytes += bigEndian(value) }
+        for value in [pushed, pulled, mark, markDigest.rawValue, UInt64(deferredRelays.count)] + deferredRelays {
+            bytes += bigEndian(value)
+        }
         return bytes
     }
 
     init(decoding bytes: [UInt8]) throws {
-        guard bytes.count >= 2, bytes[0] == SyncCursor.formatVersion, bytes.count == 2 + Int(bytes[1]) + 32 else {
-            throw SyncError(.local, "the stored sync cursor is damaged")
-        }
+        let damaged = SyncError(.local, "the stored sync cursor is damaged")
+        guard bytes.count >= 2, bytes[0] == 1 || bytes[0] == 2 else { throw damaged }
         let length = Int(bytes[1])
+        let fixed = 2 + length + 32
+        guard bytes.count >= fixed else { throw damaged }
         epoch = length == 0 ? nil : String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
         var offset = 2 + length
         func next() -> UInt64 {
@@ -79,6 +89,14 @@ public struct SyncCursor: Sendable, Hashable {
         pulled = next()
         mark = next()
         markDigest = LogDigest(rawValue: next())
+        if bytes[0] == 1 {
+            guard bytes.count == fixed else { throw damaged }
+            return
+        }
+        guard bytes.count >= fixed + 8 else { throw damaged }
+        let count = next()
+        guard count <= UInt64((bytes.count - fixed - 8) / 8), bytes.count == fixed + 8 + Int(count) * 8 else { throw damaged }
+        deferredRelays = (0..<count).map { _ in next() }
     }
 
     static func load(_ reader: StoreReader, key: String) throws -> SyncCursor {

@@ -1,6 +1,12 @@
 import EventStore
 
 /// Pushing: pending local events in pages, the pushed cursor moved with each acknowledgement.
+///
+/// A page is a run of one replica's events in log order: this store's own events (under its
+/// current id and the ones it left, declaring how far it holds that id), or another replica's
+/// events relayed. A relay the server will not take yet — another credential owns that replica
+/// and has not pushed the events since the server's last restore — is kept aside in the cursor
+/// (``SyncCursor/deferredRelays``) and offered again on every sync.
 extension Synchronizer {
     func pushAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
         -> PhaseOutcome
@@ -9,10 +15,8 @@ extension Synchronizer {
         let maxBytes = max(1024, min(configuration.maxPushBytes, (info?.limits.maxRequestBytes ?? .max) - 1024))
         var completed = 0
         let total = try pendingCount()
-        // One replica id per push: this store's own events (under its current id and the ones
-        // it left), or another replica's events relayed (the server may refuse a relay for a
-        // replica another credential owns; that replica pushes them itself).
         let own = Set(try store.ownReplicaIDs())
+        if case .epochChanged = try await retryDeferredRelays(&cursor, own: own, report: &report) { return .epochChanged }
         while true {
             try Task.checkCancellation()
             let from = cursor.pushed
@@ -21,7 +25,6 @@ extension Synchronizer {
                 var bytes = 64
                 var last = from
                 try reader.forEachEvent(from: from + 1) { event in
-                    // A page is a run of one replica's events, in log order.
                     if let first = events.first, first.id.origin != event.id.origin { return false }
                     let size = event.jsonBytes().count + 1
                     if !events.isEmpty && bytes + size > maxBytes { return false }
@@ -34,17 +37,13 @@ extension Synchronizer {
             }
             guard !events.isEmpty else { return .done }
             publish(.pushing(SyncProgress(completed: completed, total: max(total, completed + events.count))))
-            let origin = events[0].id.origin
-            let relay = !own.contains(origin)
             let response: PushResponse
             do {
-                response = try await transport.push(
-                    PushRequest(replica: origin, events: events, relay: relay), check: cursor.check)
-            } catch SyncError.Code.replicaNotOwned where relay {
-                // Another credential owns that replica: it pushes its events itself.
+                response = try await push(events, own: own, check: cursor.check)
+            } catch SyncError.Code.replicaNotOwned where !own.contains(events[0].id.origin) {
                 report.requests += 1
                 report.relaysRefused += events.count
-                cursor = try await advancePushed(through: last)
+                cursor = try await updateCursor { $0.pushed = max($0.pushed, last); $0.deferredRelays += events.map(\.seq) }
                 completed += events.count
                 continue
             }
@@ -53,14 +52,10 @@ extension Synchronizer {
                 cursor = try await adopt(epoch: response.epoch, report: &report)
                 return .epochChanged
             }
-            let key = cursorKey
-            cursor = try await store.write { writer in
-                var cursor = try SyncCursor.load(writer, key: key)
+            cursor = try await updateCursor { cursor in
                 cursor.epoch = response.epoch
                 cursor.pushed = max(cursor.pushed, last)
                 cursor.raiseMark(response.head, response.digest)
-                try cursor.save(writer, key: key)
-                return cursor
             }
             completed += events.count
             report.pushed += response.accepted
@@ -69,12 +64,65 @@ extension Synchronizer {
         }
     }
 
-    /// Moves the pushed position to `seq` (never back).
-    private func advancePushed(through seq: UInt64) async throws -> SyncCursor {
+    /// Pushes one replica's events: as its own (declaring how far this store holds that id) or
+    /// as a relay.
+    private func push(_ events: [Event], own: Set<ReplicaID>, check: ContinuityCheck?) async throws -> PushResponse {
+        let origin = events[0].id.origin
+        let relay = !own.contains(origin)
+        let request = PushRequest(
+            replica: origin, events: events, relay: relay, through: relay ? nil : try store.lastSequence(of: origin))
+        return try await transport.push(request, check: check)
+    }
+
+    /// Offers the relays the server refused before, one replica's run at a time; those it takes
+    /// (or that became this store's own, adopted) leave the list.
+    private func retryDeferredRelays(_ cursor: inout SyncCursor, own: Set<ReplicaID>, report: inout SyncReport)
+        async throws -> PhaseOutcome
+    {
+        guard !cursor.deferredRelays.isEmpty else { return .done }
+        let events = try store.read { reader in try cursor.deferredRelays.compactMap { try reader.event(at: $0) } }
+        var index = 0
+        while index < events.count {
+            let origin = events[index].id.origin
+            var run: [Event] = []
+            while index < events.count, events[index].id.origin == origin, run.count < configuration.pushPageSize {
+                run.append(events[index])
+                index += 1
+            }
+            let seqs = Set(run.map(\.seq))
+            guard !own.contains(origin) else {
+                cursor = try await updateCursor { $0.deferredRelays.removeAll { seqs.contains($0) } }
+                continue
+            }
+            let response: PushResponse
+            do {
+                response = try await push(run, own: own, check: cursor.check)
+                report.requests += 1
+            } catch SyncError.Code.replicaNotOwned {
+                report.requests += 1
+                report.relaysRefused += run.count
+                continue
+            }
+            if let epoch = cursor.epoch, response.epoch != epoch {
+                cursor = try await adopt(epoch: response.epoch, report: &report)
+                return .epochChanged
+            }
+            cursor = try await updateCursor { cursor in
+                cursor.deferredRelays.removeAll { seqs.contains($0) }
+                cursor.raiseMark(response.head, response.digest)
+            }
+            report.pushed += response.accepted
+            report.duplicates += response.duplicates
+        }
+        return .done
+    }
+
+    /// Applies `change` to the stored cursor in one write and returns it.
+    private func updateCursor(_ change: @escaping @Sendable (inout SyncCursor) -> Void) async throws -> SyncCursor {
         let key = cursorKey
         return try await store.write { writer in
             var cursor = try SyncCursor.load(writer, key: key)
-            cursor.pushed = max(cursor.pushed, seq)
+            change(&cursor)
             try cursor.save(writer, key: key)
             return cursor
         }

@@ -132,7 +132,7 @@ public final class Synchronizer: Sendable {
         try store.read { reader in
             let head = try reader.head()
             let cursor = try SyncCursor.load(reader, key: key)
-            return Int(head - min(cursor.pushed, head))
+            return Int(head - min(cursor.pushed, head)) + cursor.deferredRelays.count
         }
     }
 
@@ -210,7 +210,9 @@ public final class Synchronizer: Sendable {
 
     private func run() async throws -> SyncReport {
         var report = SyncReport()
-        for _ in 0..<8 {
+        // Each pass may end in a new epoch or a new replica id; every such change is durable
+        // progress, so a handful of passes settles even several of them.
+        for _ in 0..<32 {
             try Task.checkCancellation()
             var cursor = try cursor()
             var info: RemoteInfo?
@@ -239,10 +241,18 @@ public final class Synchronizer: Sendable {
                 guard cursor.epoch != nil else { return report }  // no remote store and nothing pushed
                 if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
             } catch let error as SyncError
-                where error.code == .eventConflict || error.code == .replicaNotOwned
+                where error.code == .eventConflict || error.code == .replicaNotOwned || error.code == .orphanedEvent
             {
-                guard let id = error.eventID, try store.ownReplicaIDs().contains(id.origin) else { throw error }
-                try await leaveReplicaID(from: id, reason: error.message, report: &report)
+                guard let id = error.eventID else { throw error }
+                if try store.ownReplicaIDs().contains(id.origin) {
+                    try await leaveReplicaID(from: id, reason: error.message, report: &report)
+                } else if error.code == .eventConflict || error.code == .orphanedEvent {
+                    // Another replica's event that the remote holds as another event, or that its
+                    // owner no longer has: keep this store's copy of the write under an id of its own.
+                    try await adoptConflicting(id, reason: error.message, report: &report)
+                } else {
+                    throw error
+                }
                 continue
             }
             configuration.logger.debug(
@@ -280,6 +290,28 @@ public final class Synchronizer: Sendable {
     /// and lowers the pushed position so that they are pushed under it.
     private func leaveReplicaID(from id: EventID, reason: String, report: inout SyncReport) async throws {
         let change = try await store.restamp(from: id)
+        try await pushAgain(change, report: &report)
+        configuration.logger.warning(
+            "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id",
+            metadata: [
+                "remote": "\(remoteName)", "reason": "\(reason)", "previous": "\(change.previous)",
+                "current": "\(change.current)", "restamped": "\(change.restamped.count)",
+            ])
+    }
+
+    /// Moves another replica's event that the remote holds under the same id with other content
+    /// to a new id of this store (``EventStore/Store/adopt(_:)``), to be pushed under it.
+    private func adoptConflicting(_ id: EventID, reason: String, report: inout SyncReport) async throws {
+        let change = try await store.adopt(id)
+        try await pushAgain(change, report: &report)
+        configuration.logger.warning(
+            "another replica's event id names another event on the remote: this store keeps its copy under a new id",
+            metadata: ["remote": "\(remoteName)", "reason": "\(reason)", "event": "\(id)", "now": "\(change.restamped.first?.to.description ?? "-")"])
+    }
+
+    /// Records `change` and lowers the pushed position to its first moved event, so that the
+    /// moved events are pushed under their new id.
+    private func pushAgain(_ change: Store.ReplicaIDChange, report: inout SyncReport) async throws {
         if let first = change.restamped.first?.seq {
             let key = cursorKey
             try await store.write { writer in
@@ -289,12 +321,6 @@ public final class Synchronizer: Sendable {
             }
         }
         report.replicaChanges.append(change)
-        configuration.logger.warning(
-            "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id",
-            metadata: [
-                "remote": "\(remoteName)", "reason": "\(reason)", "previous": "\(change.previous)",
-                "current": "\(change.current)", "restamped": "\(change.restamped.count)",
-            ])
     }
 
     /// Forgets every position with a remote whose store no longer exists.

@@ -1,7 +1,10 @@
 public import EventStore
 
-/// A running digest of a server log: the digest at seq *n* is FNV-1a 64 over the event ids of
-/// seqs 1…*n*, in order. Two logs with equal digests at *n* hold the same events at 1…*n*.
+/// A running digest of a server log: the digest at seq *n* is FNV-1a 64 over the ids and the
+/// content digests (``EventStore/EventDigest``) of the events at seqs 1…*n*, in order. Two logs
+/// with equal digests at *n* hold the same events at 1…*n* — the same ids *and* the same
+/// content, so a log rewound and then regrown with other events under reused ids (a restored
+/// server, then a restored replica pushing again) does not pass for the old one.
 ///
 /// Servers report the digest at the end of every page and push; clients keep the highest one
 /// they saw (the continuity *mark*) and send it back with every request. A server whose log no
@@ -17,12 +20,13 @@ public struct LogDigest: RawRepresentable, Sendable, Hashable, CustomStringConve
     /// The digest of the empty log (seq 0): the FNV-1a 64 offset basis.
     public static let empty = LogDigest(rawValue: FNV1a.offsetBasis)
 
-    /// The digest after appending the event `id` to a log whose digest is `self`.
-    public func appending(_ id: EventID) -> LogDigest {
+    /// The digest after appending `event` to a log whose digest is `self`.
+    public func appending(_ event: Event) -> LogDigest {
         var hash = FNV1a(state: rawValue)
-        hash.combine(id.origin.high)
-        hash.combine(id.origin.low)
-        hash.combine(id.sequence)
+        hash.combine(event.id.origin.high)
+        hash.combine(event.id.origin.low)
+        hash.combine(event.id.sequence)
+        hash.combine(event.digest.rawValue)
         return LogDigest(rawValue: hash.state)
     }
 

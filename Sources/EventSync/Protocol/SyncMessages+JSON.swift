@@ -67,6 +67,10 @@ extension PushRequest {
         if relay { out.raw(",\"relay\":true") }
         out.raw(",\"replica\":")
         out.string(replica.description)
+        if let through {
+            out.raw(",\"through\":")
+            out.number(through)
+        }
         out.raw("}")
         return out.bytes
     }
@@ -107,7 +111,14 @@ extension PushRequest {
         case .bool(let flag)?: relay = flag
         default: throw SyncError(.malformedBody, "push body: \"relay\" must be true or false")
         }
-        self.init(replica: replica, events: events, relay: relay)
+        var through: UInt64?
+        if let value = object.members["through"] {
+            guard case .int(let number) = value, number >= 0 else {
+                throw SyncError(.malformedBody, "push body: \"through\" must be a non-negative integer")
+            }
+            through = UInt64(number)
+        }
+        self.init(replica: replica, events: events, relay: relay, through: through)
     }
 }
 

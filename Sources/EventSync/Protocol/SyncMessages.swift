@@ -65,12 +65,17 @@ public struct PushRequest: Sendable, Hashable {
     /// makes the pusher the replica id's owner, and is refused for a replica id that another
     /// credential owns.
     public var relay: Bool
+    /// For a replica's own push: the highest origin sequence of ``replica`` the pusher holds.
+    /// The server remembers it for the current epoch; a relay of an event of ``replica`` above
+    /// it is then an event its owner no longer has (``SyncError/Code/orphanedEvent``).
+    public var through: UInt64?
 
     /// Creates a push.
-    public init(replica: ReplicaID, events: [Event], relay: Bool = false) {
+    public init(replica: ReplicaID, events: [Event], relay: Bool = false, through: UInt64? = nil) {
         self.replica = replica
         self.events = events
         self.relay = relay
+        self.through = through
     }
 }
 

@@ -9,7 +9,9 @@ struct LogDigestProjection: Projection {
     static let database = "chain"
 
     let name = LogDigestProjection.projectionName
-    let version = 1
+    /// Version 2 chains each event's content digest too (version 1 chained ids only); a server
+    /// store of version 1 is rebuilt when opened, and its clients start a new epoch once.
+    let version = 2
     let databases = [LogDigestProjection.database]
 
     func apply(_ change: ProjectionChange, in context: ProjectionContext) throws {
@@ -18,7 +20,7 @@ struct LogDigestProjection: Projection {
         if seq > 1, let bytes = try context.value(forKey: bigEndian(seq - 1), in: LogDigestProjection.database) {
             previous = LogDigest(rawValue: decodeBigEndian(bytes))
         }
-        let digest = previous.appending(change.event.id)
+        let digest = previous.appending(change.event)
         try context.setValue(bigEndian(digest.rawValue), forKey: bigEndian(seq), in: LogDigestProjection.database)
     }
 }

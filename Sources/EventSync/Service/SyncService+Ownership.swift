@@ -26,24 +26,65 @@ extension SyncService {
         }
     }
 
-    /// Checks that `credential` may push under the request's replica id, and makes it the owner
-    /// of an unowned one when it pushes its own events (in the push's own transaction, so a
-    /// refused push claims nothing). A relay is refused for a replica id another credential
-    /// owns, and claims nothing.
+    /// The meta key prefix of owners' declarations (`sync.declared.<replica>` → the epoch, NUL,
+    /// then the highest origin sequence the owner said it holds, 8 bytes big-endian).
+    static let declaredKeyPrefix = "sync.declared."
+
+    /// Checks that `credential` may push the request (in the push's own transaction, so a refused
+    /// push claims nothing):
+    ///
+    /// - its own events: the replica id must be unowned (the credential becomes its owner) or
+    ///   owned by the credential; the owner's ``PushRequest/through`` is remembered for the
+    ///   current epoch;
+    /// - a relay: always for an unowned replica id or one the credential owns; for one another
+    ///   credential owns, only events the store already holds (duplicates, or conflicts that
+    ///   ingest refuses), or events above what the owner declared in the current epoch
+    ///   (``SyncError/Code/orphanedEvent``: the relaying store adopts them); anything else is
+    ///   ``SyncError/Code/replicaNotOwned``.
     static func claim(_ request: PushRequest, credential: SyncCredential, in writer: StoreWriter) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
-        if let owner = try owner(of: request.replica, in: writer) {
-            guard owner == credential.id else {
+        let owner = try owner(of: request.replica, in: writer)
+        if !request.relay {
+            if let owner, owner != credential.id {
                 throw SyncError(
                     .replicaNotOwned,
-                    request.relay
-                        ? "replica \(request.replica) belongs to another credential: only it pushes that replica's events"
-                        : "replica \(request.replica) belongs to another credential: a replica id is owned by the first "
-                            + "credential that pushed under it (the client moves to a new replica id)",
+                    "replica \(request.replica) belongs to another credential: a replica id is owned by the first "
+                        + "credential that pushed under it (the client moves to a new replica id)",
                     eventID: request.events.first?.id)
             }
-        } else if !request.relay {
-            try writer.setMetadata(Array(credential.id.utf8), forKey: ownerKeyPrefix + request.replica.description)
+            if owner == nil {
+                try writer.setMetadata(Array(credential.id.utf8), forKey: ownerKeyPrefix + request.replica.description)
+            }
+            if let through = request.through {
+                try writer.setMetadata(
+                    Array(try currentEpoch(in: writer).utf8) + [0] + bigEndian(through),
+                    forKey: declaredKeyPrefix + request.replica.description)
+            }
+            return
         }
+        guard let owner, owner != credential.id else { return }
+        let declared = try declaredThrough(of: request.replica, in: writer)
+        for event in request.events where try writer.seq(of: event.id) == nil {
+            if let declared, event.id.sequence > declared {
+                throw SyncError(
+                    .orphanedEvent,
+                    "event \(event.id): its replica's owner synced since the server's last restore and holds nothing "
+                        + "past \(request.replica)/\(declared); keep the write under an id of your own",
+                    eventID: event.id)
+            }
+            throw SyncError(
+                .replicaNotOwned,
+                "replica \(request.replica) belongs to another credential: only it pushes that replica's new events",
+                eventID: event.id)
+        }
+    }
+
+    /// What the owner of `replica` declared it holds, when it declared it in the current epoch.
+    static func declaredThrough(of replica: ReplicaID, in reader: StoreReader) throws -> UInt64? {
+        guard let bytes = try reader.metadata(forKey: declaredKeyPrefix + replica.description),
+            let separator = bytes.firstIndex(of: 0), bytes.count == separator + 9
+        else { return nil }
+        guard String(decoding: bytes[..<separator], as: UTF8.self) == (try currentEpoch(in: reader)) else { return nil }
+        return decodeBigEndian(Array(bytes[(separator + 1)...]))
     }
 }

@@ -203,7 +203,7 @@ public final class SyncService: Sendable {
         {
             return LogDigest(rawValue: decodeBigEndian(bytes))
         }
-        return try reader.event(at: seq).map { LogDigest.empty.appending($0.id) }
+        return try reader.event(at: seq).map { LogDigest.empty.appending($0) }
     }
 
     /// Whether `check` proves the log was rewound: same epoch, but the log no longer holds what

@@ -138,7 +138,9 @@ struct ReplicaIdentityTests {
         await expectSyncError(.replicaNotOwned) {
             try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged]), check: nil)
         }
-        await expectSyncError(.replicaNotOwned) {
+        // As a relay: the owner declared what it holds in this epoch, so an event past it is one
+        // the owner does not have — the relayer may only keep it under an id of its own.
+        await expectSyncError(.orphanedEvent) {
             try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged], relay: true), check: nil)
         }
         #expect(try await cluster.serverStore().head() == headBefore)
@@ -198,24 +200,31 @@ struct ReplicaIdentityTests {
         #expect(try await cluster.serverStore().read { try $0.event(id: events[0].id)?.fields["title"] } == "one")
     }
 
-    @Test("a pulled event that conflicts with another replica's event in the local log fails the sync loudly")
-    func aForeignConflictInAPullIsReported() async throws {
+    @Test("a pulled event under an id the store holds as another replica's other event: both writes survive")
+    func aForeignConflictInAPullKeepsBothWrites() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }
         let writer = try cluster.addReplica()
         let events = try await writer.append([.put("notes", id: "n1", fields: ["title": "server's"])])
         try await cluster.synchronizer(0).sync()
+        // A peer that accepted a forged event before ids were bound to content.
         let reader = try cluster.addReplica()
         var other = events[0]
-        other.fields = ["title": "a different event under the same id"]
+        other.item = "n2"
+        other.fields = ["title": "the peer's event under the same id"]
         _ = try await reader.ingest([other])
-        do {
-            try await cluster.synchronizer(1).sync()
-            Issue.record("the sync hid a conflicting event")
-        } catch let error as SyncError {
-            #expect(error.code == .eventConflict, "\(error)")
-            #expect(error.eventID == events[0].id)
+        let report = try await cluster.synchronizer(1).sync()
+        #expect(report.replicaChanges.count == 1, "\(report)")
+        let adopted = try #require(report.replicaChanges.first?.restamped.first)
+        #expect(adopted.from == events[0].id && adopted.to.origin != writer.replicaID && adopted.to.origin != reader.replicaID)
+        #expect(try reader.ownReplicaIDs().contains(adopted.to.origin))
+        try await cluster.synchronizer(0).sync()
+        let server = try await cluster.serverStore()
+        for store in [writer, reader, server] {
+            #expect(try Self.title(store, "n1") == "server's")
+            #expect(try Self.title(store, "n2") == "the peer's event under the same id")
+            #expect(try store.read { try $0.event(id: events[0].id)?.item } == "n1")
         }
-        #expect(try Self.title(reader, "n1") == "a different event under the same id")
+        #expect(try StoreSnapshot(writer) == StoreSnapshot(reader))
     }
 }

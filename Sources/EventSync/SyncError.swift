@@ -61,6 +61,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let unsupportedMediaType = Code("unsupported-media-type", 415, "Unsupported media type")
         /// The server is shutting down or the store is closed (503).
         public static let unavailable = Code("unavailable", 503, "Service unavailable")
+        /// The server's disk is full: the request changed nothing; retry once space is freed (507).
+        public static let insufficientStorage = Code("insufficient-storage", 507, "Insufficient storage")
         /// The server failed (500).
         public static let internalError = Code("internal-error", 500, "Internal server error")
         /// The server could not be reached, or the connection failed.
@@ -86,7 +88,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         static let known: [Code] = [
             .eventConflict, .replicaNotOwned, .foreignOrigin, .orphanedEvent,
             .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
-            .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .internalError, .transport, .protocolViolation, .local,
+            .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .insufficientStorage,
+            .internalError, .transport, .protocolViolation, .local,
         ]
 
         /// The code with this name; an unknown name gives a new code with `status`.

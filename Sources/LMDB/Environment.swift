@@ -50,7 +50,8 @@ public final class Environment: @unchecked Sendable {
     /// - Throws: ``LMDBError`` — ``LMDBError/notDirectory`` when `path` is a file,
     ///   ``LMDBError/invalid`` when the directory holds a file that is not an LMDB environment,
     ///   ``LMDBError/incompatible`` when this process holds the path open read-only and a
-    ///   writable environment is asked for.
+    ///   writable environment is asked for, ``LMDBError/noSpace`` when the disk is full (a data
+    ///   file this open created is removed again, so a later open starts afresh).
     public static func open(path: String, configuration: Configuration = Configuration()) throws -> Environment {
         if !configuration.readOnly && configuration.createsDirectory {
             try createDirectory(path)
@@ -71,16 +72,22 @@ public final class Environment: @unchecked Sendable {
         var env: OpaquePointer?
         try lmdbCheck(mdb_env_create(&env))
         guard let env else { throw LMDBError.outOfMemory }
+        var creating = false
         do {
             try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(configuration.maxDatabases)))
             try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)))
             try lmdbCheck(mdb_env_set_mapsize(env, configuration.mapSize))
             var flags = UInt32(MDB_NOTLS) | Environment.flags(for: configuration.durability)
             if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+            // Back the lock table with disk space before LMDB maps it (SIGBUS on a full disk otherwise).
+            try DiskSpace.backLockFile(
+                directory: path, maxReaders: configuration.maxReaders, create: !configuration.readOnly)
+            creating = (DiskSpace.fileSize(path + "/data.mdb") ?? 0) == 0
             try lmdbCheck(mdb_env_open(env, path, flags, 0o640))
         } catch {
             mdb_env_close(env)
-            throw error
+            if creating && !configuration.readOnly { DiskSpace.removeTornDataFile(directory: path) }
+            throw DiskSpace.classify(error, at: path)
         }
         self.env = env
         self.path = path
@@ -168,7 +175,9 @@ public final class Environment: @unchecked Sendable {
     ///
     /// - Parameter body: Work to do with the transaction. Do not store the transaction.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws (the transaction is aborted), or an ``LMDBError``.
+    /// - Throws: What `body` throws (the transaction is aborted), or an ``LMDBError``:
+    ///   ``LMDBError/noSpace`` when the disk is full (also for the short write liblmdb reports as
+    ///   an I/O error).
     public func write<T, E: Error>(_ body: (WriteTransaction) throws(E) -> T) throws -> T {
         precondition(!configuration.readOnly, "write transaction on a read-only environment")
         while true {
@@ -180,6 +189,8 @@ public final class Environment: @unchecked Sendable {
                 try grow()
             } catch LMDBError.mapResized {
                 try adoptMapSize()
+            } catch let error as LMDBError {
+                throw DiskSpace.classify(error, at: path)
             }
         }
     }

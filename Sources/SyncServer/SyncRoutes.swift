@@ -3,6 +3,7 @@ import EventSync
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The HTTP routes of protocol v1; each one authorizes, then hands over to ``SyncService``.
 struct SyncRoutes: Sendable {
@@ -83,10 +84,14 @@ struct SyncRoutes: Sendable {
             return try await body(store, check, credential)
         } catch {
             let failure = SyncService.syncError(error)
+            // Only the server's own faults are errors; a client's (4xx) must not flood the error log.
             context.logger.log(
                 level: failure.code.status >= 500 ? .error : .info, "request refused",
                 metadata: ["problem": "\(failure.code)", "detail": "\(failure.message)"])
-            return SyncRoutes.problem(failure, requestID: context.requestID)
+            var response = SyncRoutes.problem(failure, requestID: context.requestID)
+            // After broken framing the connection cannot carry another request.
+            if failure.cause is HTTPParserError { response.headers[.connection] = "close" }
+            return response
         }
     }
 
@@ -140,6 +145,14 @@ struct SyncRoutes: Sendable {
             return Array(buffer.readableBytesView)
         } catch is NIOTooManyBytesError {
             throw SyncError(.payloadTooLarge, "request body larger than \(limits.maxRequestBytes) bytes")
+        } catch let error as HTTPParserError {
+            // Bad chunk framing, or the connection ended before the body did (the client half-closed,
+            // or the server closed a stalled connection at the idle timeout): the client's fault.
+            throw SyncError(.malformedBody, "the request body's HTTP framing is invalid: \(error)", cause: error)
+        } catch let error as ChannelError {
+            throw SyncError(.malformedBody, "the connection failed while the request body was read", cause: error)
+        } catch let error as IOError {
+            throw SyncError(.malformedBody, "the connection failed while the request body was read", cause: error)
         }
     }
 

@@ -126,7 +126,7 @@ public final class SyncServer: Service, Sendable {
         let idle = configuration.idleTimeout.components
         let app = Application(
             router: router,
-            server: .http1(
+            server: .syncHTTP1(
                 configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
             onServerRunning: { [self] channel in

@@ -20,6 +20,23 @@ struct EnvironmentTests {
         #expect(names == 0)
     }
 
+    @Test(arguments: [4, 126, 512, 1000])
+    func theLockTableIsBackedByDiskSpaceAndKeepsItsReaderLimit(maxReaders: Int) throws {
+        let root = TestDirectory()
+        defer { root.remove() }
+        var configuration = Environment.Configuration()
+        configuration.maxReaders = maxReaders
+        let environment = try Environment.open(path: root.appending("env"), configuration: configuration)
+        // A sparse lock file is what turned a full disk into SIGBUS: every block must be allocated.
+        var status = stat()
+        #expect(stat(root.appending("env/lock.mdb"), &status) == 0)
+        #expect(status.st_size > 64 * maxReaders)
+        #expect(
+            Int(status.st_blocks) * 512 >= Int(status.st_size),
+            "lock.mdb has holes: \(status.st_blocks) blocks for \(status.st_size) bytes")
+        #expect(environment.info().maxReaders == maxReaders, "the lock file's size set another reader limit")
+    }
+
     @Test func openingTheSamePathTwiceReturnsTheSameInstance() throws {
         let root = TestDirectory()
         defer { root.remove() }

@@ -3,6 +3,8 @@ import EventStore
 import EventStoreTestSupport
 import EventSync
 import Foundation
+import InMemoryLogging
+import Logging
 import NIOCore
 import NIOHTTP1
 import SyncTestSupport
@@ -279,28 +281,21 @@ struct HostileClientTests {
         }
     }
 
+    /// The head of a push announcing 1,000 bytes, and the first 11 of them.
+    static func stalledPush(token: String = ServerHarness.adminToken) -> String {
+        "POST /v1/stores/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"replica\":"
+    }
+
     @Test("a slow body does not hang the server: other requests are answered meanwhile")
     func slowBody() async throws {
         try await HostileClientTests.withSetup { setup in
             let before = try await setup.heads()
             setup.tried += 1
-            // Raw socket: headers announcing 1000 bytes, then 10 bytes, then silence.
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #expect(fd >= 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(setup.server.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            #expect(connected == 0)
-            var timeout = timeval(tv_sec: 2, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let head = "POST /v1/stores/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServerHarness.adminToken)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"replica\":"
-            _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            // Headers announcing 1000 bytes, then 11 bytes, then silence.
+            let connection = RawConnection(
+                port: setup.server.port, sending: HostileClientTests.stalledPush(), receiveTimeout: .seconds(2))
+            #expect(connection.connected)
 
             // Meanwhile, other clients are served promptly.
             let started = ContinuousClock.now
@@ -310,44 +305,19 @@ struct HostileClientTests {
             }
             #expect(ContinuousClock.now - started < .seconds(5))
             // The stalled request gets no success; a client-side timeout bounds our wait.
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let received = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if received > 0 {
-                let text = String(decoding: buffer.prefix(received), as: UTF8.self)
+            if let received = connection.receive(), !received.isEmpty {
+                let text = String(decoding: received, as: UTF8.self)
                 #expect(!text.hasPrefix("HTTP/1.1 2") && !text.hasPrefix("HTTP/1.1 5"), "\(text.prefix(200))")
             }
             // Many stalled connections at once do not starve the server either.
-            var stalled: [Int32] = []
-            for _ in 0..<50 {
-                let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                let ok = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                if ok == 0 { _ = Array(head.utf8).withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) } }
-                stalled.append(socketFD)
+            let stalled = (0..<50).map { _ in
+                RawConnection(port: setup.server.port, sending: HostileClientTests.stalledPush())
             }
-            setup.tried += 50
+            setup.tried += stalled.count
             let reply = try await setup.server.send(.GET, "/v1/stores/notes", timeout: .seconds(5))
             #expect(reply.status == 200)
-            for socketFD in stalled { close(socketFD) }
             #expect(try await setup.heads() == before)
         }
-    }
-
-    /// A raw loopback connection to `port` that sends `head` at once.
-    static func openConnection(port: Int, sending head: String, receiveTimeout seconds: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        return fd
     }
 
     @Test("timeouts: a stalled body is cut after the idle timeout, a trickled one gets 408; nothing stored")
@@ -356,37 +326,170 @@ struct HostileClientTests {
         defer { directory.remove() }
         let server = try await ServerHarness(
             dataDirectory: directory.appending("data"), idleTimeout: .seconds(1), bodyTimeout: .seconds(2))
-        let head = "POST /v1/stores/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServerHarness.adminToken)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"replica\":"
 
-        // Stalled: the server closes the connection (recv sees the end, not our 10 s timeout).
-        let stalled = HostileClientTests.openConnection(port: server.port, sending: head, receiveTimeout: 10)
-        defer { close(stalled) }
+        // Stalled: the server closes the connection (we see the end, not our 10 s timeout).
+        let stalled = RawConnection(port: server.port, sending: HostileClientTests.stalledPush())
         let started = ContinuousClock.now
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var received = 0
-        repeat {
-            received = buffer.withUnsafeMutableBytes { recv(stalled, $0.baseAddress, $0.count, 0) }
-        } while received > 0
-        #expect(received == 0, "the server closed the stalled connection (recv: \(received), errno \(errno))")
+        let (text, closed) = stalled.readUntilClosed(timeout: .seconds(10))
+        #expect(closed, "the server closed the stalled connection")
+        #expect(!text.hasPrefix("HTTP/1.1 2") && !text.hasPrefix("HTTP/1.1 5"), "\(text.prefix(200))")
         #expect(ContinuousClock.now - started < .seconds(8))
 
         // Trickled: a byte every 300 ms never lets the connection go idle; the body deadline ends it.
-        let trickled = HostileClientTests.openConnection(port: server.port, sending: head, receiveTimeout: 1)
-        defer { close(trickled) }
+        let trickled = RawConnection(port: server.port, sending: HostileClientTests.stalledPush())
         var answer = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while answer.isEmpty && ContinuousClock.now < deadline {
-            _ = Array(" ".utf8).withUnsafeBytes { send(trickled, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            trickled.write(" ")
             try await Task.sleep(for: .milliseconds(300))
-            var timeout = timeval(tv_sec: 0, tv_usec: 10_000)
-            setsockopt(trickled, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let count = buffer.withUnsafeMutableBytes { recv(trickled, $0.baseAddress, $0.count, 0) }
-            if count > 0 { answer = String(decoding: buffer.prefix(count), as: UTF8.self) }
-            if count == 0 { break }
+            trickled.setReceiveTimeout(.milliseconds(10))
+            guard let received = trickled.receive() else { continue }
+            if received.isEmpty { break }
+            answer = String(decoding: received, as: UTF8.self)
         }
         #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(300))")
         #expect(try await server.head(of: "notes") == 0, "nothing was stored")
         try await server.stop()
+    }
+
+    // MARK: HTTP framing and connections
+
+    /// Broken framing, each on its own connection: the request line and headers, then what follows.
+    static func framingCases(_ token: String) -> [(label: String, request: String, halfClose: Bool)] {
+        let head = "POST /v1/stores/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\n"
+        let chunked = head + "Transfer-Encoding: chunked\r\n\r\n"
+        return [
+            ("chunk size not hexadecimal", chunked + "ZZZ\r\n{}\r\n0\r\n\r\n", false),
+            ("bad chunk size after a good chunk", chunked + "b\r\n{\"replica\":\r\nQ7\r\n", false),
+            ("chunk size overflowing 64 bits", chunked + "FFFFFFFFFFFFFFFFFFFFFF\r\nx\r\n", false),
+            ("chunk longer than its size", chunked + "2\r\n{\"replica\"\r\n0\r\n\r\n", false),
+            ("negative chunk size", chunked + "-5\r\n{}\r\n0\r\n\r\n", false),
+            ("chunked body cut, then half-close", chunked + "40\r\n{\"replica\":", true),
+            ("body shorter than Content-Length, then half-close", head + "Content-Length: 1000\r\n\r\n{\"replica\":", true),
+            ("Content-Length not a number", head + "Content-Length: ten\r\n\r\n{}", false),
+            ("Content-Length and chunked together", head + "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", false),
+        ]
+    }
+
+    @Test("broken HTTP framing (chunk sizes, short bodies, half-closes) → 400, one answer, connection closed")
+    func malformedFraming() async throws {
+        try await HostileClientTests.withSetup { setup in
+            for (label, request, halfClose) in HostileClientTests.framingCases(ServerHarness.adminToken) {
+                setup.tried += 1
+                let before = try await setup.heads()
+                let connection = RawConnection(port: setup.server.port, sending: request)
+                #expect(connection.connected, "\(label)")
+                if halfClose { connection.shutdownWrite() }
+                let started = ContinuousClock.now
+                let (text, closed) = connection.readUntilClosed(timeout: .seconds(10))
+                // The server's idle timeout is 30 s: closing sooner means it closed after answering.
+                #expect(closed && ContinuousClock.now - started < .seconds(5), "\(label): the connection stayed open")
+                #expect(RawConnection.statuses(in: text) == [400], "\(label): \(text.prefix(300))")
+                if text.contains("application/problem+json") {
+                    #expect(text.contains("malformed-body"), "\(label): \(text.prefix(400))")
+                }
+                #expect(try await setup.heads() == before, "\(label)")
+            }
+            // The server is still up and serving.
+            #expect(try await setup.server.send(.GET, "/healthz").status == 200)
+        }
+    }
+
+    @Test("HTTP/1.0 without keep-alive, and Connection: close in any spelling, end the connection after the response")
+    func connectionClose() async throws {
+        try await HostileClientTests.withSetup { setup in
+            let port = setup.server.port
+            let auth = "Authorization: Bearer \(ServerHarness.adminToken)\r\n"
+            let push = "Content-Type: application/json\r\nContent-Length: \(setup.validBody.count)\r\n\r\n" + setup.validText
+            let closing: [(label: String, request: String, status: Int)] = [
+                ("HTTP/1.0 health", "GET /healthz HTTP/1.0\r\n\r\n", 200),
+                ("HTTP/1.0 info", "GET /v1/stores/notes HTTP/1.0\r\n\(auth)\r\n", 200),
+                ("HTTP/1.0 push", "POST /v1/stores/notes/events HTTP/1.0\r\n\(auth)\(push)", 200),
+                ("HTTP/1.0 refused", "GET /v1/stores/notes HTTP/1.0\r\n\r\n", 401),
+                ("HTTP/1.1 Connection: Close", "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n", 200),
+                ("HTTP/1.1 Connection: close, TE", "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close, TE\r\n\r\n", 200),
+            ]
+            for (label, request, status) in closing {
+                setup.tried += 1
+                let connection = RawConnection(port: port, sending: request)
+                let started = ContinuousClock.now
+                let (text, closed) = connection.readUntilClosed(timeout: .seconds(10))
+                #expect(closed && ContinuousClock.now - started < .seconds(5), "\(label): still open after the response")
+                #expect(RawConnection.statuses(in: text) == [status], "\(label): \(text.prefix(300))")
+                #expect(text.lowercased().contains("connection: close"), "\(label): \(text.prefix(300))")
+            }
+            let head = try await setup.server.head(of: "notes")
+            #expect(head == 7, "the HTTP/1.0 push was stored once")
+
+            // Keep-alive connections stay open for a second request: HTTP/1.0 asking for it, HTTP/1.1 by default.
+            let keepingAlive: [(label: String, request: String)] = [
+                ("HTTP/1.0 keep-alive", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
+                ("HTTP/1.1", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
+            ]
+            for (label, request) in keepingAlive {
+                let connection = RawConnection(port: port, sending: request, receiveTimeout: .seconds(5))
+                let first = connection.receive().map { String(decoding: $0, as: UTF8.self) } ?? ""
+                #expect(RawConnection.statuses(in: first) == [200], "\(label): \(first.prefix(200))")
+                #expect(connection.write(request), "\(label): the connection was closed")
+                let second = connection.receive().map { String(decoding: $0, as: UTF8.self) } ?? ""
+                #expect(RawConnection.statuses(in: second) == [200], "\(label) (second request): \(second.prefix(200))")
+            }
+        }
+    }
+
+    @Test("client faults (stalls cut at the idle timeout, broken framing, bad requests) log nothing at error level")
+    func clientFaultsAreNotErrors() async throws {
+        let directory = TemporaryDirectory(prefix: "hostile-logs")
+        defer { directory.remove() }
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        let logs = handler
+        let server = try await ServerHarness(
+            dataDirectory: directory.appending("data"), idleTimeout: .seconds(1), bodyTimeout: .seconds(3),
+            logger: Logger(label: "hostile", factory: { _ in logs }))
+        var requests = 0
+        // Stalled bodies, closed by the server at its idle timeout.
+        let stalled = (0..<5).map { _ in RawConnection(port: server.port, sending: HostileClientTests.stalledPush()) }
+        for connection in stalled {
+            #expect(connection.readUntilClosed(timeout: .seconds(10)).closed, "a stalled connection was not closed")
+        }
+        requests += stalled.count
+        // Each was refused as a malformed body (logged at info), not as a server failure.
+        let refused = {
+            logs.entries.filter { "\($0.message)" == "request refused" && $0.metadata["problem"] == "malformed-body" }
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while refused().count < stalled.count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(refused().count == stalled.count, "\(logs.entries.suffix(4).map { "\($0.level) \($0.message) \($0.metadata)" })")
+        #expect(refused().allSatisfy { $0.level == .info })
+        // Broken framing.
+        for (label, request, halfClose) in HostileClientTests.framingCases(ServerHarness.adminToken) {
+            let connection = RawConnection(port: server.port, sending: request)
+            if halfClose { connection.shutdownWrite() }
+            let (text, closed) = connection.readUntilClosed(timeout: .seconds(10))
+            #expect(closed && RawConnection.statuses(in: text) == [400], "\(label): \(text.prefix(200))")
+            requests += 1
+        }
+        // Ordinary bad requests.
+        for token in ["nope", ServerHarness.otherToken] {
+            #expect(try await server.send(.GET, "/v1/stores/notes", token: token).status / 100 == 4)
+            requests += 1
+        }
+        #expect(try await server.send(.POST, "/v1/stores/notes/events", body: Array("{".utf8)).status == 400)
+        requests += 1
+        try await server.stop()
+
+        let entries = logs.entries
+        let errors = entries.filter { $0.level >= .error }
+        #expect(errors.isEmpty, "\(errors.prefix(3).map { "\($0.level) \($0.message) \($0.metadata)" })")
+        // Each request that reached a route was logged with a 4xx status (two framing cases are
+        // refused by the HTTP decoder before any route).
+        let statuses = entries.filter { "\($0.message)" == "request" }.compactMap {
+            $0.metadata["status"].flatMap { Int("\($0)") }
+        }
+        #expect(statuses.count == requests - 2, "\(statuses)")
+        #expect(statuses.allSatisfy { (400..<500).contains($0) }, "\(statuses)")
+        print("hostile clients: \(requests) hostile requests, \(entries.count) log entries, none at error level")
     }
 }

@@ -191,6 +191,10 @@ struct HTTPValidationTests {
             }
             #expect(root["openapi"]?.stringValue?.hasPrefix("3.") == true)
             #expect(Set(paths.keys) == ["/healthz", "/openapi.json", "/v1/stores/{store}", "/v1/stores/{store}/events"])
+            // A full disk is part of the contract of a push.
+            let push = paths["/v1/stores/{store}/events"]?.objectValue?["post"]?.objectValue
+            #expect(push?["responses"]?.objectValue?["507"] != nil, "push documents 507")
+            #expect(document.text.contains("\"insufficient-storage\""), "the problem codes list insufficient-storage")
         }
     }
 }

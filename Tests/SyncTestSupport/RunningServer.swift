@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 public import NIOHTTP1
 import EventStore
-import Logging
+public import Logging
 import NIOCore
 import ServiceLifecycle
 public import SyncServer
@@ -19,12 +19,13 @@ public final class RunningServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a server with `configuration`, on loopback and a free port whatever it says.
-    public init(_ configuration: SyncServer.Configuration) async throws {
+    /// Starts a server with `configuration`, on loopback and a free port whatever it says, logging
+    /// to `logger` (by default nowhere).
+    public init(_ configuration: SyncServer.Configuration, logger: Logger? = nil) async throws {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        configuration.logger = logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = SyncServer(configuration: configuration)
         let group = ServiceGroup(services: [server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         self.server = server

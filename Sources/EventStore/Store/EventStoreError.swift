@@ -43,8 +43,11 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
         public static let readOnly = Code("read-only")
         /// A typed model could not be encoded to or decoded from fields.
         public static let typeMismatch = Code("type-mismatch")
-        /// An operation on the storage engine failed (disk full, I/O error, …).
+        /// An operation on the storage engine failed (an I/O error, too many readers, …).
         public static let storage = Code("storage")
+        /// The disk holding the store is full. The operation changed nothing (a store being
+        /// created is left to be created afresh); free some space and retry.
+        public static let diskFull = Code("disk-full")
         /// A projection is misconfigured or failed.
         public static let projection = Code("projection")
         /// The item or event does not exist.

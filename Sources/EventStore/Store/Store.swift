@@ -47,8 +47,10 @@ public final class Store: @unchecked Sendable {
     /// - Returns: The open store (the existing instance when this process already opened `path`).
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
-    ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version), or
-    ///   ``EventStoreError/Code/notFound`` (read-only and missing).
+    ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
+    ///   ``EventStoreError/Code/notFound`` (read-only and missing), or
+    ///   ``EventStoreError/Code/diskFull`` (a store that could not be created on a full disk is
+    ///   created afresh by a later open).
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> Store {
         let environment = try openEnvironment(path: path, configuration: configuration)
         return try registry.withLock { registry in
@@ -147,14 +149,15 @@ extension Store.Durability {
 }
 
 extension EventStoreError {
-    /// `error` as callers see it: an ``EventStoreError`` as is; a storage-engine error (disk
-    /// full, I/O error, readers table full…) as ``Code/storage`` with a message saying what
-    /// failed and the engine's error as the cause.
+    /// `error` as callers see it: an ``EventStoreError`` as is; a full disk as ``Code/diskFull``;
+    /// another storage-engine error (I/O error, readers table full…) as ``Code/storage`` with a
+    /// message saying what failed and the engine's error as the cause.
     static func wrapping(_ error: any Error, _ what: String) -> any Error {
         guard let error = error as? LMDBError else { return error }
         let hint: String
         switch error {
-        case .noSpace, .mapFull: hint = ": the disk or the map is full"
+        case .noSpace: return EventStoreError(.diskFull, "\(what) failed: the disk is full", cause: error)
+        case .mapFull: hint = ": the store reached the largest map size"
         case .readersFull: hint = ": too many concurrent readers (raise Configuration.maxReaders)"
         case .ioError: hint = ": the disk reported an I/O error"
         default: hint = ""
@@ -170,6 +173,7 @@ extension EventStoreError {
         case .versionMismatch:
             self.init(.unsupportedFormat, "\(path) was written by an incompatible storage version", cause: error)
         case .noSuchFile: self.init(.notFound, "no store at \(path)", cause: error)
+        case .noSpace: self.init(.diskFull, "cannot open or create \(path): the disk is full", cause: error)
         default: self.init(.storage, "cannot open \(path)", cause: error)
         }
     }

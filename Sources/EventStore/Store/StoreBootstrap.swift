@@ -29,6 +29,7 @@ struct StoreBootstrap {
             if error == .incompatible {
                 throw EventStoreError(.notAStore, "\(environment.path) holds an incompatible LMDB environment", cause: error)
             }
+            if error == .noSpace { throw EventStoreError(openFailure: error, path: environment.path) }
             throw EventStoreError(.storage, "cannot open \(environment.path)", cause: error)
         }
     }

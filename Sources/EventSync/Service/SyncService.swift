@@ -59,6 +59,9 @@ public final class SyncService: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Held while a store is opened (or a failed creation cleaned up), so that no open of the
+    /// same store runs while the files of a failed creation are removed.
+    private let opening = Mutex(())
 
     /// The meta key of a store's epoch.
     static let epochKey = "sync.epoch"
@@ -123,11 +126,8 @@ public final class SyncService: Sendable {
         if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {
             storeConfiguration.projections.append(LogDigestProjection())
         }
-        let store: Store
-        do {
-            store = try Store.open(at: path, configuration: storeConfiguration)
-        } catch {
-            throw SyncError(.internalError, "cannot open store \(name.debugDescription)", cause: error)
+        let store = try opening.withLock { _ in
+            try SyncService.open(name, at: path, creating: !exists, storeConfiguration)
         }
         if !exists { configuration.logger.notice("store created", metadata: ["store": "\(name)", "path": "\(path)"]) }
         try await SyncService.ensureEpoch(store, logger: configuration.logger, name: name)
@@ -142,6 +142,31 @@ public final class SyncService: Sendable {
             if let raced = state.stores[name] { return raced }
             state.stores[name] = served
             return served
+        }
+    }
+
+    /// Opens the store `name`; when that fails while creating it, removes what the attempt left,
+    /// so that a later push creates the store afresh and no other request takes it for a store.
+    private static func open(
+        _ name: String, at path: String, creating: Bool, _ configuration: Store.Configuration
+    ) throws -> Store {
+        do {
+            return try Store.open(at: path, configuration: configuration)
+        } catch {
+            if creating {
+                let files = FileManager.default
+                for file in ["data.mdb", "lock.mdb"] { try? files.removeItem(atPath: path + "/" + file) }
+                if (try? files.contentsOfDirectory(atPath: path))?.isEmpty == true {
+                    try? files.removeItem(atPath: path)
+                }
+            }
+            if let error = error as? EventStoreError, error.code == .diskFull {
+                throw SyncError(
+                    .insufficientStorage,
+                    "cannot \(creating ? "create" : "open") store \(name.debugDescription): the server's disk is full",
+                    cause: error)
+            }
+            throw SyncError(.internalError, "cannot open store \(name.debugDescription)", cause: error)
         }
     }
 
@@ -251,6 +276,7 @@ public final class SyncService: Sendable {
             case .eventTooLarge, .batchTooLarge: return SyncError(.payloadTooLarge, error.message, cause: error)
             case .closed: return SyncError(.unavailable, "the store is closed", cause: error)
             case .eventConflict: return SyncError(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
+            case .diskFull: return SyncError(.insufficientStorage, error.message, cause: error)
             default: return SyncError(.internalError, error.message, cause: error)
             }
         }

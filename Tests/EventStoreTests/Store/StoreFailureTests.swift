@@ -25,7 +25,7 @@
             }
         }
 
-        /// Expects a storage error caused by `cause`.
+        /// Expects a storage error caused by `cause` (``EventStoreError/Code/diskFull`` for `ENOSPC`).
         static func expectStorageError(
             _ cause: LMDBError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
         ) async {
@@ -33,7 +33,7 @@
                 try await body()
                 Issue.record("expected a storage error", sourceLocation: sourceLocation)
             } catch let error as EventStoreError {
-                #expect(error.code == .storage, "\(error)", sourceLocation: sourceLocation)
+                #expect(error.code == (cause == .noSpace ? .diskFull : .storage), "\(error)", sourceLocation: sourceLocation)
                 #expect((error.cause as? LMDBError) == cause, "\(error)", sourceLocation: sourceLocation)
             } catch {
                 Issue.record(

@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import Logging
 import NIOHTTP1
 import SyncServer
 import SyncTestSupport
@@ -20,7 +21,7 @@ final class ServerHarness: Sendable {
     /// Starts a server over `dataDirectory`.
     init(
         dataDirectory: String, limits: SyncLimits = SyncLimits(), clock: (@Sendable () -> UInt64)? = nil,
-        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60)
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), logger: Logger? = nil
     ) async throws {
         let tokens = try TokenTable(parsing: """
             \(ServerHarness.adminToken) *
@@ -33,7 +34,7 @@ final class ServerHarness: Sendable {
         configuration.bodyTimeout = bodyTimeout
         configuration.storeConfiguration.durability = .relaxed
         if let clock { configuration.storeConfiguration.physicalClock = clock }
-        running = try await RunningServer(configuration)
+        running = try await RunningServer(configuration, logger: logger)
     }
 
     func stop() async throws { try await running.stop() }

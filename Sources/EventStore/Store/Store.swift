@@ -43,8 +43,10 @@ public final class Store: @unchecked Sendable {
     /// - Returns: The open store (the existing instance when this process already opened `path`).
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
-    ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version), or
-    ///   ``EventStoreError/Code/notFound`` (read-only and missing).
+    ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
+    ///   ``EventStoreError/Code/permissionDenied`` (files this process may not read, or write
+    ///   when writable), or ``EventStoreError/Code/notFound`` (read-only, and the directory or
+    ///   its `data.mdb` is missing). A read-only open creates nothing where there is no store.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> Store {
         let environment = try openEnvironment(path: path, configuration: configuration)
         return try registry.withLock { registry in
@@ -101,6 +103,14 @@ public final class Store: @unchecked Sendable {
             throw EventStoreError(openFailure: error, path: path)
         }
     }
+
+    /// Whether readers register in the store's lock file (`lock.mdb`), as they do normally.
+    ///
+    /// `false` only for a store opened read-only (``Configuration/readOnly``) whose directory this
+    /// process may not write: it is then read without the lock file, which is safe only while no
+    /// other process writes the store (a writer does not see such readers and may reuse the pages
+    /// they read).
+    public var usesLockFile: Bool { environment.usesLockFile }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { writer?.isStopped ?? closedReadOnly.withLock { $0 } }
@@ -164,7 +174,9 @@ extension EventStoreError {
         case .versionMismatch:
             self.init(.unsupportedFormat, "\(path) was written by an incompatible storage version", cause: error)
         case .noSuchFile: self.init(.notFound, "no store at \(path)", cause: error)
-        default: self.init(.storage, "cannot open \(path)", cause: error)
+        case .permissionDenied, .operationNotPermitted:
+            self.init(.permissionDenied, "cannot open \(path): permission denied", cause: error)
+        default: self.init(.storage, "cannot open \(path): \(error.reason)", cause: error)
         }
     }
 }

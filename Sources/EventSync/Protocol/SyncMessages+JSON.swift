@@ -64,12 +64,17 @@ extension PushRequest {
     }
 
     /// Decodes a push body, strictly: field values may nest at most
-    /// ``EventStore/JSONSyntaxError/defaultMaxDepth`` levels.
+    /// ``EventStore/JSONSyntaxError/defaultMaxDepth`` levels, and an unknown key (in the body or
+    /// in an event) or an integer beyond 64 bits is refused, never dropped or rounded.
     ///
     /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody`` naming the problem
-    ///   (`events[3]: "op" is missing`).
+    ///   (`events[3]: "op" is missing`, `push body: unknown key "evnets"`).
     public init(json: [UInt8]) throws {
         let object = try JSONObject(parsing: json, context: "push body")
+        if let unknown = object.members.keys.filter({ $0 != "events" && $0 != "replica" }).min() {
+            throw SyncError(
+                .malformedBody, "push body: unknown key \(unknown.debugDescription) (a push body has events, replica)")
+        }
         guard case .array(let values)? = object.members["events"] else {
             throw SyncError(.malformedBody, "push body: \"events\" must be an array of events")
         }

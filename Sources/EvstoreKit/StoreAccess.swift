@@ -4,15 +4,25 @@ import Foundation
 /// Opening stores for the tool: read-only for inspection, writable for changes, with one clear
 /// line when the path is missing, not a store, or damaged.
 public enum StoreAccess {
-    /// Opens an existing store read-only.
+    /// Opens an existing store read-only, creating nothing.
     ///
     /// LMDB gives each reader a consistent snapshot, so this works while another process writes
-    /// the store; the tool never takes the writer lock.
+    /// the store; the tool never takes the writer lock. A store whose directory this user may not
+    /// write (another user's, a read-only mount) is read without its lock file, with a note on
+    /// standard error: such a read is reliable only while no process writes the store.
     ///
-    /// - Throws: ``ToolError`` (exit status 1) when there is no store at `path`, `path` is not a
-    ///   store, or the store cannot be opened.
+    /// - Throws: ``ToolError`` (exit status 1) when there is no store at `path` (a missing path,
+    ///   or a directory without `data.mdb`), `path` is not a store, or the store cannot be opened
+    ///   (the message keeps the reason, such as `permission denied`).
     public static func openReadOnly(_ path: String) throws -> Store {
-        try open(path, readOnly: true)
+        let store = try open(path, readOnly: true)
+        if !store.usesLockFile {
+            FileHandle.standardError.write(
+                Data(
+                    ("evstore: note: \(path) is not writable, so it is read without its lock file; "
+                        + "the results are reliable only while no process writes the store\n").utf8))
+        }
+        return store
     }
 
     /// Opens a store for writing; `create` allows a new one (a missing or empty directory).
@@ -21,18 +31,24 @@ public enum StoreAccess {
     }
 
     static func open(_ path: String, readOnly: Bool, create: Bool = false) throws -> Store {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        let exists = manager.fileExists(atPath: path, isDirectory: &isDirectory)
-        if !exists && !create { throw ToolError("no store at \(path)") }
-        if exists && !isDirectory.boolValue { throw ToolError("\(path) is a file, not a store (a store is a directory)") }
-        let hasData = manager.fileExists(atPath: path + "/data.mdb")
-        if exists && !hasData {
-            let empty = (try? manager.contentsOfDirectory(atPath: path))?.isEmpty ?? false
-            if !create || !empty { throw ToolError("\(path) is not a store (it has no data.mdb)") }
-        }
-        if hasData && !manager.isReadableFile(atPath: path + "/data.mdb") {
-            throw ToolError("cannot read \(path)/data.mdb: permission denied")
+        // Checked before anything is opened, so that no lock file is ever left where there is no
+        // store, and each failure says which one it is.
+        switch PathState(path) {
+        case .denied: throw ToolError("cannot open \(path): permission denied")
+        case .missing: if !create { throw ToolError("no store at \(path)") }
+        case .file: throw ToolError("\(path) is a file, not a store (a store is a directory)")
+        case .directory:
+            switch PathState(path + "/data.mdb") {
+            case .denied: throw ToolError("cannot open \(path): permission denied")
+            case .missing:
+                if readOnly { throw ToolError("no store at \(path) (the directory has no data.mdb)") }
+                let empty = (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty ?? false
+                if !create || !empty { throw ToolError("\(path) is not a store (it has no data.mdb)") }
+            case .file, .directory:
+                if !FileManager.default.isReadableFile(atPath: path + "/data.mdb") {
+                    throw ToolError("cannot read \(path)/data.mdb: permission denied")
+                }
+            }
         }
         var configuration = Store.Configuration()
         configuration.readOnly = readOnly
@@ -40,7 +56,9 @@ public enum StoreAccess {
         do {
             return try Store.open(at: path, configuration: configuration)
         } catch let error as EventStoreError {
-            throw ToolError("cannot open \(path): \(error.message)")
+            // Errors from opening name the path already ("no store at …", "cannot open …: permission
+            // denied"); others ("the store's metadata has no format version") get it here.
+            throw ToolError(error.message.contains(path) ? error.message : "cannot open \(path): \(error.message)")
         } catch {
             throw ToolError("cannot open \(path): \(error)")
         }
@@ -67,5 +85,19 @@ public enum StoreAccess {
             throw ToolError.usage("item \(item) exists in \(matches.joined(separator: ", ")): give --collection")
         }
         return (first, item)
+    }
+}
+
+/// What `stat` says of a path.
+private enum PathState {
+    case missing, denied, directory, file
+
+    init(_ path: String) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            self = (status.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+        } else {
+            self = errno == EACCES ? .denied : .missing
+        }
     }
 }

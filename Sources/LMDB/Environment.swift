@@ -32,6 +32,17 @@ public final class Environment: @unchecked Sendable {
     public let path: String
     /// The configuration the environment was opened with.
     public let configuration: Configuration
+    /// Whether readers register in the lock file (`lock.mdb`) beside the data file.
+    ///
+    /// Always `true` for a writable environment. A read-only environment whose directory (or lock
+    /// file) this process may not write is opened without the lock file instead, and this is
+    /// `false`: its readers are then invisible to a writer in another process, which may reuse
+    /// the pages they are reading. Such reads are safe only while no process writes the
+    /// environment; a writer running at the same time can make them fail or see torn data.
+    ///
+    /// (On a read-only file system LMDB reads without the lock file by itself, and this stays
+    /// `true`: nothing can write there.)
+    public let usesLockFile: Bool
 
     let resizeLock = ReadWriteLock()
     let injector = FailureInjector()
@@ -43,12 +54,18 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens the environment at `path`, or returns the instance this process already opened there.
     ///
+    /// A read-only open creates nothing beside a file that is not an LMDB environment: it checks
+    /// `data.mdb` before it touches the lock file. When the directory (or `lock.mdb`) is not
+    /// writable, it reads without the lock file (see ``usesLockFile`` for what that means).
+    ///
     /// - Parameters:
     ///   - path: A directory. It is created when missing (unless read-only).
     ///   - configuration: Map size, limits and durability.
     /// - Returns: The open environment.
     /// - Throws: ``LMDBError`` — ``LMDBError/notDirectory`` when `path` is a file,
+    ///   ``LMDBError/noSuchFile`` when a read-only `path` or its `data.mdb` is missing,
     ///   ``LMDBError/invalid`` when the directory holds a file that is not an LMDB environment,
+    ///   ``LMDBError/permissionDenied`` when the files may not be read (or, when writable, written),
     ///   ``LMDBError/incompatible`` when this process holds the path open read-only and a
     ///   writable environment is asked for, ``LMDBError/noSpace`` when the disk is full (a data
     ///   file this open created is removed again, so a later open starts afresh).
@@ -69,6 +86,24 @@ public final class Environment: @unchecked Sendable {
     }
 
     private init(path: String, configuration: Configuration) throws {
+        let flags = UInt32(MDB_NOTLS) | Environment.flags(for: configuration.durability)
+        if configuration.readOnly {
+            let opened = try Environment.openReadOnly(path: path, configuration: configuration, flags: flags)
+            env = opened.env
+            usesLockFile = opened.usesLockFile
+        } else {
+            env = try Environment.openHandle(path: path, configuration: configuration, flags: flags)
+            usesLockFile = true
+        }
+        self.path = path
+        self.configuration = configuration
+        self.durabilityState = Mutex(configuration.durability)
+        _ = try? checkReaders()
+    }
+
+    /// Creates an LMDB handle and opens it at `path` with `flags`; the handle is closed again
+    /// when opening fails.
+    private static func openHandle(path: String, configuration: Configuration, flags: UInt32) throws -> OpaquePointer {
         var env: OpaquePointer?
         try lmdbCheck(mdb_env_create(&env))
         guard let env else { throw LMDBError.outOfMemory }
@@ -77,23 +112,36 @@ public final class Environment: @unchecked Sendable {
             try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(configuration.maxDatabases)))
             try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)))
             try lmdbCheck(mdb_env_set_mapsize(env, configuration.mapSize))
-            var flags = UInt32(MDB_NOTLS) | Environment.flags(for: configuration.durability)
-            if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
-            // Back the lock table with disk space before LMDB maps it (SIGBUS on a full disk otherwise).
-            try DiskSpace.backLockFile(
-                directory: path, maxReaders: configuration.maxReaders, create: !configuration.readOnly)
-            creating = (DiskSpace.fileSize(path + "/data.mdb") ?? 0) == 0
+            let readOnly = flags & UInt32(MDB_RDONLY) != 0
+            if flags & UInt32(MDB_NOLOCK) == 0 {
+                // Back the lock table with disk space before LMDB maps it (SIGBUS on a full disk otherwise).
+                try DiskSpace.backLockFile(directory: path, maxReaders: configuration.maxReaders, create: !readOnly)
+            }
+            creating = !readOnly && (DiskSpace.fileSize(path + "/data.mdb") ?? 0) == 0
             try lmdbCheck(mdb_env_open(env, path, flags, 0o640))
         } catch {
             mdb_env_close(env)
-            if creating && !configuration.readOnly { DiskSpace.removeTornDataFile(directory: path) }
+            if creating { DiskSpace.removeTornDataFile(directory: path) }
             throw DiskSpace.classify(error, at: path)
         }
-        self.env = env
-        self.path = path
-        self.configuration = configuration
-        self.durabilityState = Mutex(configuration.durability)
-        _ = try? checkReaders()
+        return env
+    }
+
+    /// Opens a read-only handle: first without the lock file, to check that `data.mdb` exists and
+    /// is an LMDB data file (so nothing is created beside a file that is not), then with the lock
+    /// file, or without it when the directory or `lock.mdb` may not be written.
+    private static func openReadOnly(path: String, configuration: Configuration, flags: UInt32) throws -> (
+        env: OpaquePointer, usesLockFile: Bool
+    ) {
+        let readOnly = flags | UInt32(MDB_RDONLY)
+        let unlocked = readOnly | UInt32(MDB_NOLOCK)
+        // Closed before the locked open: this process must hold one handle per path at a time.
+        mdb_env_close(try openHandle(path: path, configuration: configuration, flags: unlocked))
+        do {
+            return (try openHandle(path: path, configuration: configuration, flags: readOnly), true)
+        } catch let error as LMDBError where error.code == EACCES || error.code == EPERM || error.code == EROFS {
+            return (try openHandle(path: path, configuration: configuration, flags: unlocked), false)
+        }
     }
 
     deinit {

@@ -26,9 +26,22 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         self.code = code
     }
 
-    /// A human-readable message, as given by `mdb_strerror`.
+    /// A human-readable message, as given by `mdb_strerror`, with the code.
     public var description: String {
         String(cString: mdb_strerror(code)) + " (\(code))"
+    }
+
+    /// What went wrong in a few lower-case words, without the code: the system's text for an
+    /// `errno` value (`permission denied`, `no such file or directory`), LMDB's for its own codes
+    /// (`MDB_INVALID: File is not an LMDB file`).
+    ///
+    /// ```swift
+    /// LMDBError.permissionDenied.reason   // "permission denied"
+    /// ```
+    public var reason: String {
+        let text = String(cString: mdb_strerror(code))
+        guard code > 0, let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
     }
 
     /// Allows `catch LMDBError.mapFull { … }`.
@@ -72,6 +85,8 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let ioError = LMDBError(code: EIO)
     /// Permission denied (`EACCES`).
     public static let permissionDenied = LMDBError(code: EACCES)
+    /// The operation is not permitted, for instance on an immutable file (`EPERM`).
+    public static let operationNotPermitted = LMDBError(code: EPERM)
     /// No such file or directory (`ENOENT`).
     public static let noSuchFile = LMDBError(code: ENOENT)
     /// Not a directory (`ENOTDIR`).

@@ -61,10 +61,12 @@ struct ErrorReportingTests {
                     continue
                 }
                 ErrorReportingTests.expectOneLineFailure(result, mentioning: path)
-                #expect(result.stderr.contains("not a store"), "\(result)")
-            }
-            if path == other {
-                #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted() == before, "nothing created in \(path)")
+                // Read-only commands find no store; import will not make one among other files.
+                let expected = command[0] == "import" ? "\(path) is not a store" : "no store at \(path)"
+                #expect(result.stderr.contains(expected), "\(result)")
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: path).sorted() == before,
+                    "\(command[0]) created nothing in \(path)")
             }
         }
     }
@@ -79,9 +81,10 @@ struct ErrorReportingTests {
             let result = try await EvstoreProcess.run(command, stdin: Data())
             ErrorReportingTests.expectOneLineFailure(result, mentioning: file)
         }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"], "nothing created beside the file")
     }
 
-    @Test("garbage named data.mdb: exit 1, one clear line, and the file is not modified")
+    @Test("garbage named data.mdb: exit 1, one clear line, and neither the file nor its directory is modified")
     func garbageDataFile() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-errors")
         defer { directory.remove() }
@@ -93,7 +96,9 @@ struct ErrorReportingTests {
         for command in [["dump", store], ["stats", store], ["verify", store], ["replay", store, "--to", "1"]] {
             let result = try await EvstoreProcess.run(command + ["--format", "jsonl"])
             ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
+            #expect(result.stderr.contains("not an event store"), "\(result)")
         }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store) == ["data.mdb"], "no lock.mdb beside a foreign file")
         let result = try await EvstoreProcess.run(["import", store, "-"], stdin: Data(#"{"collection": "c", "id": "x", "op": "put", "fields": {"a": 1}}"#.utf8))
         ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == garbage)

@@ -180,6 +180,38 @@ struct SyncCommandTests {
         #expect(!result.timedOut)
     }
 
+    @Test("serve refuses a port outside 1–65535 (exit 64) instead of listening on another one", arguments: ["70000", "65536", "-1", "99999999999"])
+    func serveWithAPortOutOfRange(_ port: String) async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-serve")
+        defer { directory.remove() }
+        let tokens = directory.appending("tokens.txt")
+        try Data("serve-token notes\n".utf8).write(to: URL(fileURLWithPath: tokens))
+        let result = try await EvstoreProcess.run(
+            ["serve", "--data", directory.appending("data"), "--port=\(port)", "--tokens", tokens], timeout: .seconds(30))
+        #expect(result.status == 64, "\(result)")
+        #expect(!result.timedOut)
+        #expect(result.stderr.contains("--port must be from 1 to 65535 (or 0 for any free port), not \(port)"), "\(result)")
+        #expect(!result.stdout.contains("listening"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("data")), "the server never started")
+    }
+
+    @Test(
+        "serve refuses a tokens file that grants nothing (exit 64), since no client could use the server",
+        arguments: ["", "\n\n", "# tokens go here\n   # none yet\n"])
+    func serveWithATokensFileGrantingNothing(_ text: String) async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-serve")
+        defer { directory.remove() }
+        let tokens = directory.appending("tokens.txt")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: tokens))
+        let result = try await EvstoreProcess.run(
+            ["serve", "--data", directory.appending("data"), "--port", "0", "--tokens", tokens], timeout: .seconds(30))
+        #expect(result.status == 64, "\(result)")
+        #expect(!result.timedOut)
+        #expect(result.errorLines.count == 1, "\(result)")
+        #expect(result.stderr.hasPrefix("evstore: the tokens file \(tokens) grants no store to any token"), "\(result)")
+        #expect(!result.stdout.contains("listening"), "\(result)")
+    }
+
     @Test("serve with a missing tokens file: exit 1 and one line")
     func serveWithoutTokens() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-serve")

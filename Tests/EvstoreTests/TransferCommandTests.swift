@@ -98,6 +98,13 @@ struct TransferCommandTests {
         var testDescription: String { name }
     }
 
+    /// An event line as `export` writes it, with `extra` members appended to the event and
+    /// `idExtra` to its id.
+    static func exported(extra: String, idExtra: String = "") -> String {
+        #"{"base":"0","collection":"notes","fields":{"title":"imported"},"hlc":"117673366887006208","#
+            + #""id":{"origin":"0123456789abcdef0123456789abcdef","seq":1\#(idExtra)},"item":"e1","op":"put","schema":0,"seq":1\#(extra)}"#
+    }
+
     static let good1 = #"{"collection": "notes", "id": "new1", "op": "put", "fields": {"title": "ok"}}"#
     static let good2 = #"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "overwritten?"}}"#
 
@@ -112,6 +119,19 @@ struct TransferCommandTests {
             BadInput(name: "fields not an object", lines: [good1, #"{"collection": "notes", "id": "x", "op": "put", "fields": [1]}"#], blamed: "line 2"),
             BadInput(name: "empty collection name", lines: [good1, good2, #"{"collection": "", "id": "x", "op": "put", "fields": {"a": 1}}"#], blamed: "line 3"),
             BadInput(name: "patch without fields", lines: [good1, #"{"collection": "notes", "id": "x", "op": "patch", "fields": {}}"#], blamed: "line 2"),
+            BadInput(
+                name: "a misspelt key", lines: [good1, good2, #"{"collection": "notes", "id": "n9", "op": "put", "feilds": {"title": "lost"}}"#],
+                blamed: #"line 3: unknown key "feilds""#),
+            BadInput(
+                name: "an integer beyond Int64", lines: [good1, #"{"collection": "notes", "id": "x", "op": "put", "fields": {"count": 9223372036854775808}}"#],
+                blamed: "line 2: invalid JSON: integer 9223372036854775808 does not fit in 64 bits at fields.count"),
+            BadInput(
+                name: "an integer below Int64", lines: [#"{"collection": "notes", "id": "x", "op": "put", "fields": {"list": [1, -9223372036854775809]}}"#],
+                blamed: "line 1: invalid JSON: integer -9223372036854775809 does not fit in 64 bits at fields.list[1]"),
+            BadInput(name: "an unknown key in an event", lines: [good1, exported(extra: #","colour":"red""#)], blamed: #"line 2: not an event: unknown key "colour""#),
+            BadInput(
+                name: "an unknown key in an event id", lines: [exported(extra: "", idExtra: #","sequence":1"#), good1],
+                blamed: #"line 1: not an event: unknown key "id.sequence""#),
         ])
     func badLine(_ input: BadInput) async throws {
         let directory = TemporaryDirectory(prefix: "evstore-transfer")

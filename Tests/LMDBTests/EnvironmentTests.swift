@@ -137,6 +137,37 @@ struct EnvironmentTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
+    @Test func aReadOnlyOpenCreatesNoLockFileWhereThereIsNoEnvironment() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        var configuration = Environment.Configuration()
+        configuration.readOnly = true
+        // A directory without data.mdb, then one whose data.mdb is not an LMDB file.
+        #expect(throws: LMDBError.noSuchFile) { try Environment.open(path: directory.path, configuration: configuration) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        let garbage = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        _ = FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: garbage)
+        #expect(throws: LMDBError.invalid) { try Environment.open(path: directory.path, configuration: configuration) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["data.mdb"])
+    }
+
+    @Test func aReadOnlyEnvironmentUsesItsLockFileWhenItMay() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        do {
+            let environment = try Environment.open(path: directory.path)
+            #expect(environment.usesLockFile)
+            _ = try environment.write { try $0.openDatabase(named: "notes", options: .create) }
+        }
+        try FileManager.default.removeItem(atPath: directory.appending("lock.mdb"))
+        var configuration = Environment.Configuration()
+        configuration.readOnly = true
+        let environment = try Environment.open(path: directory.path, configuration: configuration)
+        #expect(environment.usesLockFile == (access(directory.path, W_OK) == 0))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("lock.mdb")) == environment.usesLockFile)
+    }
+
     @Test func aWriteOnAReadOnlyEnvironmentIsAProgrammerError() async throws {
         let directory = TestDirectory()
         defer { directory.remove() }

@@ -12,7 +12,7 @@ struct LMDBErrorTests {
         (.panic, -30795), (.versionMismatch, -30794), (.invalid, -30793), (.mapFull, -30792),
         (.databasesFull, -30791), (.readersFull, -30790), (.transactionFull, -30788), (.mapResized, -30785),
         (.incompatible, -30784), (.badValueSize, -30781), (.badTransaction, -30782),
-        (.noSpace, ENOSPC), (.ioError, EIO), (.permissionDenied, EACCES), (.noSuchFile, ENOENT),
+        (.noSpace, ENOSPC), (.ioError, EIO), (.permissionDenied, EACCES), (.operationNotPermitted, EPERM), (.noSuchFile, ENOENT),
         (.notDirectory, ENOTDIR), (.invalidArgument, EINVAL), (.outOfMemory, ENOMEM),
     ]
 
@@ -50,6 +50,13 @@ struct LMDBErrorTests {
         // errno values get the C library's message.
         #expect(LMDBError.ioError.description == String(cString: strerror(EIO)) + " (\(EIO))")
         #expect(LMDBError.noSpace.description.contains("space"))
+    }
+
+    @Test func reasonsAreTheMessagesWithoutTheCode() {
+        #expect(LMDBError.permissionDenied.reason == "permission denied")
+        #expect(LMDBError.noSuchFile.reason == "no such file or directory")
+        // LMDB's own messages stay as LMDB writes them.
+        #expect(LMDBError.invalid.reason == "MDB_INVALID: File is not an LMDB file")
     }
 
     @Test func theExpectMacroMatchesNamedErrors() throws {

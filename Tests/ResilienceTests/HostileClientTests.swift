@@ -57,12 +57,13 @@ struct HostileClientTests {
             ["notes": try await server.head(of: "notes"), "other": try await server.head(of: "other")]
         }
 
-        /// Sends a hostile request and expects a 4xx and unchanged heads.
+        /// Sends a hostile request and expects a 4xx and unchanged heads; returns the reply.
+        @discardableResult
         func expectRefused(
             _ label: String, _ method: HTTPMethod = .POST, _ path: String = "/v1/stores/notes/events",
             token: String? = ServerHarness.adminToken, body: [UInt8]? = nil, contentType: String? = "application/json",
             status expected: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation
-        ) async throws {
+        ) async throws -> RunningServer.Reply {
             tried += 1
             let before = try await heads()
             let reply = try await server.send(method, path, token: token, body: body, contentType: contentType)
@@ -72,6 +73,7 @@ struct HostileClientTests {
             }
             let after = try await heads()
             #expect(after == before, "\(label): heads changed \(before) → \(after)", sourceLocation: sourceLocation)
+            return reply
         }
 
         func close() async {
@@ -131,6 +133,31 @@ struct HostileClientTests {
                 "huge number", body: Array(setup.validText.replacingOccurrences(of: #""schema":0"#, with: #""schema":1e999"#).utf8))
             try await setup.expectRefused(
                 "bad replica", body: Array(setup.validText.replacingOccurrences(of: setup.client.replicaID.description, with: "zz").utf8))
+        }
+    }
+
+    @Test("unknown keys and integers beyond 64 bits → 400 malformed-body naming the key")
+    func unknownKeysAndHugeIntegers() async throws {
+        try await HostileClientTests.withSetup { setup in
+            let text = setup.validText
+            let cases: [(label: String, body: String, detail: String)] = [
+                ("unknown body key", text.replacingOccurrences(of: #"{"events":"#, with: #"{"evnets":[],"events":"#),
+                 #"push body: unknown key "evnets""#),
+                ("unknown event key", text.replacingOccurrences(of: #""item":"h2""#, with: #""item":"h2","itme":"h3""#),
+                 #"events[1]: not an event: unknown key "itme""#),
+                ("unknown id key", text.replacingOccurrences(of: #""seq":1},"item""#, with: #""seq":1,"sequence":1},"item""#),
+                 #"events[0]: not an event: unknown key "id.sequence""#),
+                ("integer beyond Int64", text.replacingOccurrences(of: #""title":"hello""#, with: #""title":"hello","n":9223372036854775808"#),
+                 "push body is not valid JSON: integer 9223372036854775808 does not fit in 64 bits at events[0].fields.n"),
+                ("integer below Int64", text.replacingOccurrences(of: #""title":"second""#, with: #""title":"second","n":[-99999999999999999999]"#),
+                 "push body is not valid JSON: integer -99999999999999999999 does not fit in 64 bits at events[1].fields.n[0]"),
+            ]
+            for (label, body, detail) in cases {
+                #expect(body != text, "\(label): the body was not changed")
+                let reply = try await setup.expectRefused(label, body: Array(body.utf8), status: 400)
+                #expect(reply.problem?.code == "malformed-body", "\(label): \(reply.text)")
+                #expect(reply.problem?.detail.hasPrefix(detail) == true, "\(label): \(reply.text)")
+            }
         }
     }
 

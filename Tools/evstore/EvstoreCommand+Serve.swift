@@ -12,8 +12,10 @@ extension EvstoreCommand {
             abstract: "Run the sync server.",
             discussion: """
                 The tokens file has one token a line: TOKEN STORE [STORE…], with * for every store \
-                and # for comments. Prints the address it listens on (useful with --port 0), logs to \
-                standard error, and stops gracefully on SIGINT or SIGTERM.
+                and # for comments. A tokens file that grants nothing (only comments or blank lines) \
+                is refused with exit status 64, as is a port outside 1–65535 (0 picks any free \
+                port). Prints the address it listens on (useful with --port 0), logs to standard \
+                error, and stops gracefully on SIGINT or SIGTERM.
 
                 Example:
                   evstore serve --data ./server-data --port 8080 --tokens tokens.txt
@@ -21,17 +23,17 @@ extension EvstoreCommand {
 
         @Option(help: "The data directory (one store per subdirectory).") var data: String
         @Option(help: "The address to listen on.") var host = "127.0.0.1"
-        @Option(help: "The port (0: any free port).") var port = 8080
-        @Option(help: "The tokens file.") var tokens: String
+        @Option(help: "The port, 1–65535 (0: any free port).") var port = 8080
+        @Option(help: "The tokens file (it must grant at least one store).") var tokens: String
+
+        func validate() throws {
+            if let problem = ServerSetup.portProblem(port) { throw ValidationError(problem) }
+        }
 
         func run() async throws {
             try await runTool {
-                var configuration: SyncServer.Configuration
-                do {
-                    configuration = try SyncServer.Configuration(dataDirectory: data, host: host, port: port, tokensFile: tokens)
-                } catch {
-                    throw ToolError("cannot read the tokens file \(tokens): \(error)")
-                }
+                var configuration = try ServerSetup.configuration(
+                    dataDirectory: data, host: host, port: port, tokensFile: tokens)
                 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
                 configuration.logger = Logger(label: "evstore.server")
                 let server = SyncServer(configuration: configuration)

@@ -13,6 +13,8 @@
 /// - `id.origin` is the 32-hex-digit ``ReplicaID``; `id.seq` the origin sequence.
 /// - `op` is `put`, `patch` or `delete`; `fields` is omitted by nobody and may be `{}`.
 /// - `seq` is the event's position in the log it was read from (`0` when it has none).
+/// - No other key is accepted: decoding refuses an unknown (say, misspelt) key, in the event and
+///   in its `id`, rather than drop it.
 ///
 /// Values keep their kind: an integer is written without a fraction (`3`), a double always with
 /// a fraction or an exponent (`3.0`, `1e+20`), so decoding gives back ``Value/int(_:)`` or
@@ -63,8 +65,9 @@ extension Event {
     /// - Parameters:
     ///   - json: One JSON object (surrounding whitespace allowed).
     ///   - maxDepth: The deepest nesting of arrays and objects accepted inside a field value.
-    /// - Throws: ``JSONSyntaxError`` for malformed JSON (or nesting deeper than `maxDepth`),
-    ///   ``EventStoreError/Code/invalidEvent`` for JSON that is not an event.
+    /// - Throws: ``JSONSyntaxError`` for malformed JSON (or nesting deeper than `maxDepth`, or an
+    ///   integer beyond 64 bits), ``EventStoreError/Code/invalidEvent`` for JSON that is not an
+    ///   event (a member missing, of the wrong kind, or unknown).
     public init(json: [UInt8], maxDepth: Int = JSONSyntaxError.defaultMaxDepth) throws {
         // The event object and its `fields` object add two levels around field values.
         let value = try Value(json: json, maxDepth: maxDepth + 2)
@@ -73,19 +76,30 @@ extension Event {
 
     /// Decodes an event from a parsed JSON object (see ``Value/init(json:maxDepth:)``).
     ///
-    /// - Throws: ``EventStoreError/Code/invalidEvent`` naming the member that is missing or wrong.
+    /// - Throws: ``EventStoreError/Code/invalidEvent`` naming the member that is missing, wrong or
+    ///   unknown.
     public init(jsonValue: Value) throws {
         guard case .object(let object) = jsonValue else { throw Event.shapeError("an event must be a JSON object") }
-        func member(_ name: String) throws -> Value {
-            guard let value = object[name] else { throw Event.shapeError("\"\(name)\" is missing") }
-            return value
+        // Each member is looked up once; when fewer are present than the object holds, it has
+        // another key. (Cheaper than checking every key against the list: this runs per pushed event.)
+        let id = object["id"], op = object["op"], hlc = object["hlc"], base = object["base"]
+        let collection = object["collection"], item = object["item"], fields = object["fields"]
+        let schema = object["schema"], seq = object["seq"]
+        func one(_ value: Value?) -> Int { value == nil ? 0 : 1 }
+        let present =
+            one(id) + one(op) + one(hlc) + one(base) + one(collection) + one(item) + one(fields) + one(schema)
+            + one(seq)
+        if present != object.count { try Event.refuseUnknownKeys(object, known: Event.jsonKeys, in: "") }
+
+        func string(_ value: Value?, _ name: String) throws -> String {
+            switch value {
+            case .string(let text)?: return text
+            case nil: throw Event.shapeError("\"\(name)\" is missing")
+            default: throw Event.shapeError("\"\(name)\" must be a string")
+            }
         }
-        func string(_ name: String) throws -> String {
-            guard case .string(let text) = try member(name) else { throw Event.shapeError("\"\(name)\" must be a string") }
-            return text
-        }
-        func stamp(_ name: String) throws -> HLCTimestamp {
-            switch object[name] {
+        func stamp(_ value: Value?, _ name: String) throws -> HLCTimestamp {
+            switch value {
             case nil where name == "base": return .zero
             case .string(let text)?:
                 guard let raw = UInt64(text) else {
@@ -108,32 +122,51 @@ extension Event {
             }
         }
 
-        guard case .object(let idObject) = try member("id") else {
+        guard let id else { throw Event.shapeError("\"id\" is missing") }
+        guard case .object(let idObject) = id else {
             throw Event.shapeError("\"id\" must be an object {\"origin\", \"seq\"}")
         }
-        guard case .string(let originHex)? = idObject["origin"], let origin = ReplicaID(hex: originHex.lowercased())
+        let originValue = idObject["origin"], sequenceValue = idObject["seq"]
+        if idObject.count != one(originValue) + one(sequenceValue) {
+            try Event.refuseUnknownKeys(idObject, known: Event.idKeys, in: "id.")
+        }
+        guard case .string(let originHex)? = originValue, let origin = ReplicaID(hex: originHex.lowercased())
         else { throw Event.shapeError("\"id.origin\" must be 32 hex digits") }
-        let sequence = try unsigned(idObject["seq"], "id.seq")
-        let opName = try string("op")
+        let sequence = try unsigned(sequenceValue, "id.seq")
+        let opName = try string(op, "op")
         guard let operation = EventOperation(name: opName) else {
             throw Event.shapeError("\"op\" must be \"put\", \"patch\" or \"delete\", not \(opName.debugDescription)")
         }
-        let fields: [String: Value]
-        switch object["fields"] {
-        case .object(let members)?: fields = members
-        case nil, .null?: fields = [:]
+        let members: [String: Value]
+        switch fields {
+        case .object(let object)?: members = object
+        case nil, .null?: members = [:]
         default: throw Event.shapeError("\"fields\" must be an object")
         }
-        let schema = try unsigned(object["schema"], "schema", default: 0)
-        guard schema <= UInt64(UInt16.max) else { throw Event.shapeError("\"schema\" must be at most 65535") }
+        let schemaVersion = try unsigned(schema, "schema", default: 0)
+        guard schemaVersion <= UInt64(UInt16.max) else { throw Event.shapeError("\"schema\" must be at most 65535") }
         self.init(
-            seq: try unsigned(object["seq"], "seq", default: 0), id: EventID(origin: origin, sequence: sequence),
-            hlc: try stamp("hlc"), base: try stamp("base"), collection: try string("collection"),
-            item: try string("item"), operation: operation, fields: fields, schema: UInt16(schema))
+            seq: try unsigned(seq, "seq", default: 0), id: EventID(origin: origin, sequence: sequence),
+            hlc: try stamp(hlc, "hlc"), base: try stamp(base, "base"), collection: try string(collection, "collection"),
+            item: try string(item, "item"), operation: operation, fields: members, schema: UInt16(schemaVersion))
     }
 
     private static func shapeError(_ message: String) -> EventStoreError {
         EventStoreError(.invalidEvent, "not an event: \(message)")
+    }
+
+    /// The members of an event's JSON object, and of its `id`.
+    static let jsonKeys = ["base", "collection", "fields", "hlc", "id", "item", "op", "schema", "seq"]
+    static let idKeys = ["origin", "seq"]
+
+    /// Throws for the first key (in byte order) of `object` that is not in `known`: a misspelt
+    /// key is an error, never silently dropped.
+    private static func refuseUnknownKeys(_ object: [String: Value], known: [String], in prefix: String) throws {
+        if let unknown = object.keys.filter({ !known.contains($0) }).min(by: utf8Less) {
+            throw shapeError(
+                "unknown key \((prefix + unknown).debugDescription) (an event\(prefix.isEmpty ? "" : " id") has "
+                    + "\(known.joined(separator: ", ")))")
+        }
     }
 }
 
@@ -218,8 +251,10 @@ extension Value {
     /// Parses one JSON document strictly (RFC 8259): no trailing commas, comments, duplicate
     /// object keys, invalid UTF-8 or lone surrogates.
     ///
-    /// Whole numbers that fit 64 bits become ``Value/int(_:)``; numbers with a fraction or an
-    /// exponent, or too large for 64 bits, become ``Value/double(_:)``.
+    /// Numbers written without a fraction or an exponent become ``Value/int(_:)`` and must fit a
+    /// signed 64-bit integer (a larger one is an error, not silently a double); numbers with a
+    /// fraction or an exponent become ``Value/double(_:)``. An error names where the problem is
+    /// (``JSONSyntaxError/path``, such as `fields.count`).
     ///
     /// - Parameters:
     ///   - json: The document's bytes.

@@ -67,7 +67,12 @@ struct JSONReader {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
             index += 1
             skipWhitespace()
-            let member = try value(depth: depth)
+            let member: Value
+            do {
+                member = try value(depth: depth)
+            } catch let error as JSONSyntaxError {
+                throw error.inside(key: key)
+            }
             guard members.updateValue(member, forKey: key) == nil else {
                 throw JSONSyntaxError(offset: keyOffset, message: "duplicate object key \(key.debugDescription)")
             }
@@ -95,7 +100,11 @@ struct JSONReader {
         }
         while true {
             skipWhitespace()
-            values.append(try value(depth: depth))
+            do {
+                values.append(try value(depth: depth))
+            } catch let error as JSONSyntaxError {
+                throw error.inside(index: values.count)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON in an array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -192,17 +201,29 @@ struct JSONReader {
         return result
     }
 
+    /// A number: an ``Value/int(_:)`` when written without a fraction or an exponent (and then it
+    /// must fit 64 bits), a finite ``Value/double(_:)`` otherwise.
     private mutating func number() throws -> Value {
         let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        // The integer part's magnitude, accumulated as it is scanned (no text to parse again).
+        var magnitude: UInt64 = 0
+        var overflow = false
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number") }
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                let (times10, carry) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, carry2) = times10.addingReportingOverflow(UInt64(bytes[index] &- UInt8(ascii: "0")))
+                magnitude = sum
+                overflow = overflow || carry || carry2
+                index += 1
+            }
         }
+        var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -216,12 +237,26 @@ struct JSONReader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit in an exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        if isInteger {
+            let limit = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)
+            guard !overflow, magnitude <= limit else {
+                throw JSONSyntaxError(
+                    offset: start, message: "integer \(numberText(from: start)) does not fit in 64 bits")
+            }
+            return .int(negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude))
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .int(integer) }
         guard let double = Double(text), double.isFinite else {
-            throw JSONSyntaxError(offset: start, message: "number \(text) is out of range")
+            throw JSONSyntaxError(offset: start, message: "number \(numberText(from: start)) is out of range")
         }
         return .double(double)
+    }
+
+    /// The number that starts at `start` and ends at the current index, shortened for a message.
+    private func numberText(from start: Int) -> String {
+        let end = min(index, start + 40)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return end < index ? text + "… (\(index - start) characters)" : text
     }
 
     @inline(__always)

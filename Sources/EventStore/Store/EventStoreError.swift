@@ -33,6 +33,9 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
         public static let notADirectory = Code("not-a-directory")
         /// The directory holds a file that is not an event store, or a damaged one.
         public static let notAStore = Code("not-a-store")
+        /// The store's directory or files may not be read (or, for a writable store, written)
+        /// by this process.
+        public static let permissionDenied = Code("permission-denied")
         /// The store was written by a newer format version than this library understands.
         public static let unsupportedFormat = Code("unsupported-format")
         /// Stored bytes could not be decoded.

@@ -18,6 +18,11 @@ extension Store {
         /// The size of the reader table: concurrent read transactions across all processes.
         public var maxReaders: Int = 512
         /// Opens the store read-only (inspection while another process writes).
+        ///
+        /// A read-only open needs an existing store and creates nothing. When the store's
+        /// directory is not writable (a store owned by another user, a read-only mount), it reads
+        /// without the lock file: safe only while no other process writes the store (see
+        /// ``Store/usesLockFile``).
         public var readOnly: Bool = false
         /// The largest encoded event accepted, in bytes.
         public var maxEventBytes: Int = 1 << 20

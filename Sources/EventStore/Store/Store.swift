@@ -48,9 +48,11 @@ public final class Store: @unchecked Sendable {
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
     ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
-    ///   ``EventStoreError/Code/notFound`` (read-only and missing), or
-    ///   ``EventStoreError/Code/diskFull`` (a store that could not be created on a full disk is
-    ///   created afresh by a later open).
+    ///   ``EventStoreError/Code/permissionDenied`` (files this process may not read, or write
+    ///   when writable), ``EventStoreError/Code/notFound`` (read-only, and the directory or its
+    ///   `data.mdb` is missing), or ``EventStoreError/Code/diskFull`` (a store that could not be
+    ///   created on a full disk is created afresh by a later open). A read-only open creates
+    ///   nothing where there is no store.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> Store {
         let environment = try openEnvironment(path: path, configuration: configuration)
         return try registry.withLock { registry in
@@ -109,6 +111,14 @@ public final class Store: @unchecked Sendable {
             throw EventStoreError(openFailure: error, path: path)
         }
     }
+
+    /// Whether readers register in the store's lock file (`lock.mdb`), as they do normally.
+    ///
+    /// `false` only for a store opened read-only (``Configuration/readOnly``) whose directory this
+    /// process may not write: it is then read without the lock file, which is safe only while no
+    /// other process writes the store (a writer does not see such readers and may reuse the pages
+    /// they read).
+    public var usesLockFile: Bool { environment.usesLockFile }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { writer?.isStopped ?? closedReadOnly.withLock { $0 } }
@@ -174,7 +184,9 @@ extension EventStoreError {
             self.init(.unsupportedFormat, "\(path) was written by an incompatible storage version", cause: error)
         case .noSuchFile: self.init(.notFound, "no store at \(path)", cause: error)
         case .noSpace: self.init(.diskFull, "cannot open or create \(path): the disk is full", cause: error)
-        default: self.init(.storage, "cannot open \(path)", cause: error)
+        case .permissionDenied, .operationNotPermitted:
+            self.init(.permissionDenied, "cannot open \(path): permission denied", cause: error)
+        default: self.init(.storage, "cannot open \(path): \(error.reason)", cause: error)
         }
     }
 }

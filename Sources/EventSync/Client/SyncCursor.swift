@@ -63,7 +63,7 @@ public struct SyncCursor: Sendable, Hashable {
         return "sync.remote.#" + hex64(hash.state)
     }
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let epochBytes = Array((epoch ?? "").utf8.prefix(255))
         var bytes: [UInt8] = [SyncCursor.formatVersion, UInt8(epochBytes.count)]
         bytes += epochBytes
@@ -73,7 +73,7 @@ public struct SyncCursor: Sendable, Hashable {
         return bytes
     }
 
-    init(decoding bytes: [UInt8]) throws {
+    package init(decoding bytes: [UInt8]) throws {
         let damaged = SyncError(.local, "the stored sync cursor is damaged")
         guard bytes.count >= 2, bytes[0] == 1 || bytes[0] == 2 else { throw damaged }
         let length = Int(bytes[1])

@@ -54,6 +54,9 @@ extension RemoteInfo {
 }
 
 extension PushRequest {
+    /// The keys of a push body.
+    static let keys: Set<String> = ["events", "relay", "replica", "through"]
+
     /// The JSON body of `POST /v1/stores/{store}/events`.
     public func jsonBytes() -> [UInt8] {
         var out = JSONOut()
@@ -76,12 +79,17 @@ extension PushRequest {
     }
 
     /// Decodes a push body, strictly: field values may nest at most
-    /// ``EventStore/JSONSyntaxError/defaultMaxDepth`` levels.
+    /// ``EventStore/JSONSyntaxError/defaultMaxDepth`` levels, and an unknown key (in the body or
+    /// in an event) or an integer beyond 64 bits is refused, never dropped or rounded.
     ///
     /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody`` naming the problem
-    ///   (`events[3]: "op" is missing`).
+    ///   (`events[3]: "op" is missing`, `push body: unknown key "evnets"`).
     public init(json: [UInt8]) throws {
         let object = try JSONObject(parsing: json, context: "push body")
+        if let unknown = object.members.keys.filter({ !PushRequest.keys.contains($0) }).min() {
+            throw SyncError(
+                .malformedBody, "push body: unknown key \(unknown.debugDescription) (a push body has events, relay, replica, through)")
+        }
         guard case .array(let values)? = object.members["events"] else {
             throw SyncError(.malformedBody, "push body: \"events\" must be an array of events")
         }

@@ -1,4 +1,5 @@
 public import EventStore
+import EventSync
 import Foundation
 
 /// One entry of `evstore dump --meta`: a metadata or projection-state key, decoded.
@@ -9,7 +10,7 @@ public struct MetaEntry: Sendable, Hashable {
     public var key: String
     /// The decoded value: integers as numbers, the replica id as hex, clock stamps as decimal
     /// strings (like every stamp in the tool's JSON), sync cursors as objects `{"epoch",
-    /// "pushed", "pulled", "mark", "digest"}`, other text as a string, other bytes as hex.
+    /// "pushed", "pulled", "mark", "digest", "deferred"}`, other text as a string, other bytes as hex.
     public var value: Value
     /// The value as the table shows it (`2026-11-22T10:39:41.595Z+1` for a stamp).
     public var text: String
@@ -82,16 +83,26 @@ enum MetaDecoder {
                 guard let milliseconds = uint(bytes) else { return raw("creation time") }
                 let text = String(Rendering.stamp(HLCTimestamp(physical: milliseconds, logical: 0)).dropLast(2))
                 return entry(.int(Int64(clamping: milliseconds)), text, "creation time (ms since 1970)")
+            case "store.retired-replicas":
+                guard bytes.count % 16 == 0 else { return raw("replica ids this store left") }
+                let ids = stride(from: 0, to: bytes.count, by: 16).map { hex(Array(bytes[$0..<($0 + 16)])) }
+                return entry(.array(ids.map(Value.string)), ids.joined(separator: " "), "replica ids this store wrote under before")
+            case "store.rebuild-needed": return raw("projections to rebuild (events were restamped)")
             case "sync.epoch":
                 let text = String(decoding: bytes, as: UTF8.self)
                 return entry(.string(text), text, "server: this store's epoch")
             default: break
             }
             if key.hasPrefix("sync.remote.") {
-                guard let cursor = SyncCursorView(bytes) else { return raw("sync cursor") }
+                guard let cursor = try? SyncCursor(decoding: bytes) else { return raw("sync cursor") }
                 return entry(cursor.json, cursor.text, "sync cursor: how far this replica synced with that server")
             }
             if key.hasPrefix("sync.origin.") { return number("server: the last sequence received from that replica") }
+            if key.hasPrefix("sync.owner.") {
+                let text = String(decoding: bytes, as: UTF8.self)
+                return entry(.string(text), text, "server: the credential that owns that replica id")
+            }
+            if key.hasPrefix("sync.declared.") { return raw("server: what that replica's owner holds, in this epoch") }
             return raw(key.hasPrefix("store.") ? "engine entry" : "application entry")
         }
         switch key {
@@ -122,39 +133,19 @@ enum MetaDecoder {
     }
 }
 
-/// A read-only view of a stored sync cursor (format 1: version, epoch length, epoch, then
-/// pushed, pulled, mark and the mark's log digest as big-endian u64s).
-struct SyncCursorView {
-    var epoch: String?
-    var pushed: UInt64
-    var pulled: UInt64
-    var mark: UInt64
-    var digest: UInt64
-
-    init?(_ bytes: [UInt8]) {
-        guard bytes.count >= 2, bytes[0] == 1, bytes.count == 2 + Int(bytes[1]) + 32 else { return nil }
-        let length = Int(bytes[1])
-        epoch = length == 0 ? nil : String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
-        var offset = 2 + length
-        func next() -> UInt64 {
-            defer { offset += 8 }
-            return MetaDecoder.uint(Array(bytes[offset..<(offset + 8)])) ?? 0
-        }
-        pushed = next()
-        pulled = next()
-        mark = next()
-        digest = next()
-    }
-
+extension SyncCursor {
+    /// The cursor as a JSON value: `{"epoch", "pushed", "pulled", "mark", "digest", "deferred"}`.
     var json: Value {
         [
             "epoch": epoch.map(Value.string) ?? .null, "pushed": .int(Int64(clamping: pushed)),
             "pulled": .int(Int64(clamping: pulled)), "mark": .int(Int64(clamping: mark)),
-            "digest": .string(String(format: "%016llx", digest)),
+            "digest": .string(markDigest.description), "deferred": .int(Int64(deferredRelays.count)),
         ]
     }
 
+    /// One line for people.
     var text: String {
         "pushed ≤ \(pushed), pulled ≤ \(pulled) (server seq), epoch \(epoch.map { String($0.prefix(8)) + "…" } ?? "none")"
+            + (deferredRelays.isEmpty ? "" : ", \(deferredRelays.count) relays waiting for their owner")
     }
 }

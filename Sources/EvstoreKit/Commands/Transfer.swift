@@ -5,7 +5,8 @@ public import Foundation
 ///
 /// Import accepts, one per line, either a change stamped now by the importing replica
 /// (`{"collection": "notes", "id": "n1", "op": "put", "fields": {…}}`) or an event as `export`
-/// writes it (origin and clock stamp kept; an event already in the log is skipped).
+/// writes it (origin and clock stamp kept; an event already in the log is skipped). A line with
+/// an unknown key, or an integer beyond 64 bits, is refused and named.
 ///
 /// ```swift
 /// let lines = try Transfer.parse(Data(contentsOf: url))
@@ -40,7 +41,9 @@ public enum Transfer {
 
     /// Parses JSON Lines; blank lines are skipped.
     ///
-    /// - Throws: ``ToolError`` naming the first line that is not a change or an event.
+    /// - Throws: ``ToolError`` naming the first line that is not a change or an event, and what
+    ///   is wrong with it (`line 3: unknown key "feilds" …`, `line 7: invalid JSON: integer
+    ///   99999999999999999999 does not fit in 64 bits at fields.count (byte 52)`).
     public static func parse(_ data: Data) throws -> [ImportLine] {
         var lines: [ImportLine] = []
         var number = 0
@@ -53,7 +56,7 @@ public enum Transfer {
             } catch let error as ToolError {
                 throw ToolError("line \(number): \(error.message)")
             } catch let error as JSONSyntaxError {
-                throw ToolError("line \(number) is not JSON: \(error)")
+                throw ToolError("line \(number): invalid JSON: \(error)")
             } catch let error as EventStoreError {
                 throw ToolError("line \(number): \(error.message)")
             } catch {
@@ -161,6 +164,9 @@ public enum Transfer {
         try store.validate(events)
     }
 
+    /// The members of a change line.
+    static let changeKeys = ["collection", "id", "op", "fields"]
+
     static func parse(_ bytes: [UInt8]) throws -> ImportLine.Content {
         let value = try Value(json: bytes)
         guard case .object(let object) = value else { throw ToolError("a line must be a JSON object") }
@@ -168,6 +174,12 @@ public enum Transfer {
             var event = try Event(jsonValue: value)
             event.seq = 0
             return .event(event)
+        }
+        // A misspelt key ("feilds") would otherwise import an item without its fields.
+        if let unknown = object.keys.filter({ !changeKeys.contains($0) }).min() {
+            throw ToolError(
+                "unknown key \(unknown.debugDescription) (a change has \(changeKeys.joined(separator: ", ")); "
+                    + "an event, as export writes it, has \"hlc\")")
         }
         guard let collection = object["collection"]?.stringValue else { throw ToolError("\"collection\" is missing") }
         guard let id = object["id"]?.stringValue else { throw ToolError("\"id\" is missing") }

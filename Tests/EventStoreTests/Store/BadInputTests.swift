@@ -152,6 +152,12 @@ struct BadInputTests {
         var random = SeededGenerator(seed: 1)
         let garbage = Data((0..<(48 << 10)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         #expect(FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: garbage))
+        var readOnly = Store.Configuration()
+        readOnly.readOnly = true
+        await expectStoreError(.notAStore, "read-only") { _ = try Store.open(at: directory.path, configuration: readOnly) }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["data.mdb"],
+            "a read-only open leaves no lock.mdb beside a file that is not a store")
         await expectStoreError(.notAStore) { _ = try Store.open(at: directory.path) }
         #expect(FileManager.default.contents(atPath: directory.appending("data.mdb")) == garbage, "left untouched")
     }

@@ -120,4 +120,33 @@ struct IdentityTests {
         #expect(try reopened.ownReplicaIDs() == [current, original])
         #expect(try reopened.verify().isConsistent)
     }
+
+    @Test func adoptingKeepsAnotherReplicasWriteUnderAnIDOfTheStoresOwn() async throws {
+        try await withTemporaryStore { store in
+            let other = ReplicaID(high: 5, low: 5)
+            let foreign = Event(
+                id: EventID(origin: other, sequence: 3), hlc: HLCTimestamp(physical: 1_700_000_000_000, logical: 0),
+                collection: "notes", item: "n1", operation: .put, fields: ["title": "theirs"])
+            _ = try await store.ingest([foreign])
+            #expect(try store.lastSequence(of: other) == 3)
+            await #expect(throws: EventStoreError.self) { try await store.adopt(EventID(origin: other, sequence: 4)) }
+            let own = try await store.put("notes", id: "n2", fields: ["title": "mine"])
+            await #expect(throws: EventStoreError.self) { try await store.adopt(own.id) }
+
+            let change = try await store.adopt(foreign.id)
+            #expect(change.current == store.replicaID && change.restamped.count == 1)
+            let adopted = try #require(try store.read { try $0.event(at: 1) })
+            #expect(adopted.id == EventID(origin: change.restampedUnder, sequence: 1))
+            #expect(adopted.hlc == foreign.hlc && adopted.fields == foreign.fields)
+            #expect(try store.ownReplicaIDs().contains(change.restampedUnder))
+            #expect(try store.lastSequence(of: other) == 0)
+            // The other replica's event can now be received as well, and both writes are kept.
+            var theirs = foreign
+            theirs.item = "n3"
+            _ = try await store.ingest([theirs])
+            #expect(try store.item("notes", "n1")?["title"] == "theirs")
+            #expect(try store.item("notes", "n3")?["title"] == "theirs")
+            #expect(try store.verify().isConsistent)
+        }
+    }
 }

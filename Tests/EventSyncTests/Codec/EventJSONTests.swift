@@ -65,7 +65,8 @@ struct EventJSONTests {
         #expect(try Value(json: Array("12".utf8)) == .int(12))
         #expect(try Value(json: Array("-12.5e1".utf8)) == .double(-125))
         #expect(try Value(json: Array("1E2".utf8)) == .double(100))
-        #expect(try Value(json: Array("99999999999999999999".utf8)) == .double(1e20))
+        #expect(try Value(json: Array("99999999999999999999.0".utf8)) == .double(1e20))
+        #expect(try Value(json: Array("-0".utf8)) == .int(0))
         #expect(try Value(json: Array(#""\u00e9\ud83c\udf89""#.utf8)) == .string("é🎉"))
         #expect(try Value(json: Array(" [ ] ".utf8)) == .array([]))
     }
@@ -78,6 +79,89 @@ struct EventJSONTests {
     ])
     func malformedJSONIsRefused(text: String) {
         #expect(throws: JSONSyntaxError.self) { try Value(json: Array(text.utf8)) }
+    }
+
+    // MARK: Integers beyond 64 bits
+
+    @Test func integersKeepTheirFull64BitRange() throws {
+        #expect(try Value(json: Array("9223372036854775807".utf8)) == .int(.max))
+        #expect(try Value(json: Array("-9223372036854775808".utf8)) == .int(.min))
+        #expect(try Value(json: Array("[0, -1, 10, 1844674407370955161]".utf8)) == [0, -1, 10, 1_844_674_407_370_955_161])
+        // Written with a fraction or an exponent, a number of any size is a double.
+        #expect(try Value(json: Array("9223372036854775808.0".utf8)) == .double(9_223_372_036_854_775_808.0))
+        #expect(try Value(json: Array("1e20".utf8)) == .double(1e20))
+    }
+
+    @Test(arguments: [
+        "9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999",
+        "100000000000000000000000000000000000000000000000000",
+    ])
+    func integersBeyond64BitsAreRefused(text: String) {
+        let error = #expect(throws: JSONSyntaxError.self) { try Value(json: Array(text.utf8)) }
+        #expect(error?.message.hasPrefix("integer \(text.prefix(40))") == true, "\(String(describing: error))")
+        #expect(error?.message.hasSuffix("does not fit in 64 bits") == true, "\(String(describing: error))")
+        #expect(error?.offset == 0)
+    }
+
+    @Test func errorsNameWhereTheyAre() {
+        let cases: [(json: String, path: String, description: String)] = [
+            (#"{"fields":{"a":[1,{"b":99999999999999999999}]}}"#, "fields.a[1].b",
+             "integer 99999999999999999999 does not fit in 64 bits at fields.a[1].b (byte 23)"),
+            (#"{"odd key":[1e999]}"#, #"["odd key"][0]"#, #"number 1e999 is out of range at ["odd key"][0] (byte 12)"#),
+            (#"[[1,2],[3,"x]]"#, "[1][1]", "unterminated string at [1][1] (byte 10)"),
+            (#"{"a":1,"a":2}"#, "", "duplicate object key \"a\" at byte 7"),
+        ]
+        for (json, path, description) in cases {
+            let error = #expect(throws: JSONSyntaxError.self) { try Value(json: Array(json.utf8)) }
+            #expect(error?.path == path, "\(json)")
+            #expect(error?.description == description, "\(json)")
+        }
+    }
+
+    // MARK: Unknown keys
+
+    /// A complete event with its required members only, then `tail` (which closes the object).
+    static func minimalEvent(id: String = #"{"origin":"0123456789abcdef0123456789abcdef","seq":1}"#, _ tail: String) -> String {
+        #"{"collection":"notes","hlc":"1","id":\#(id),"item":"n1","op":"put"\#(tail)"#
+    }
+
+    @Test func theMinimalEventDecodes() throws {
+        #expect(try Event(json: Array(Self.minimalEvent("}").utf8)).item == "n1")
+    }
+
+    @Test(arguments: [
+        (minimalEvent(#","feilds":{"title":"x"}}"#), #"not an event: unknown key "feilds""#),
+        (minimalEvent(#","fields":{},"Seq":3}"#), #"not an event: unknown key "Seq""#),
+        (minimalEvent(#","zz":1,"aa":2}"#), #"not an event: unknown key "aa""#),
+        (#"{"colection":"notes","hlc":"1","item":"n1","op":"put"}"#, #"not an event: unknown key "colection""#),
+        (minimalEvent(id: #"{"origin":"0123456789abcdef0123456789abcdef","seq":1,"replica":"x"}"#, "}"),
+         #"not an event: unknown key "id.replica""#),
+    ])
+    func unknownEventKeysAreRefused(json: String, message: String) {
+        let error = #expect(throws: EventStoreError.self) { try Event(json: Array(json.utf8)) }
+        #expect(error?.code == .invalidEvent)
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func aPushBodyWithAnUnknownKeyOrAHugeIntegerIsMalformed() throws {
+        let event = Self.sample()
+        let body = PushRequest(replica: Self.origin, events: [event]).jsonBytes()
+        #expect(try PushRequest(json: body).events == [event])
+        let text = String(decoding: body, as: UTF8.self)
+        let cases: [(body: String, detail: String)] = [
+            (text.replacingOccurrences(of: #"{"events":"#, with: #"{"evnets":[],"events":"#),
+             #"push body: unknown key "evnets""#),
+            (text.replacingOccurrences(of: #""item":"n1""#, with: #""item":"n1","itme":"n2""#),
+             #"events[0]: not an event: unknown key "itme""#),
+            (text.replacingOccurrences(of: #""rank":3"#, with: #""rank":36893488147419103232"#),
+             "push body is not valid JSON: integer 36893488147419103232 does not fit in 64 bits at events[0].fields.rank"),
+        ]
+        for (bad, detail) in cases {
+            #expect(bad != text)
+            let error = #expect(throws: SyncError.self) { try PushRequest(json: Array(bad.utf8)) }
+            #expect(error?.code == .malformedBody)
+            #expect(error?.message.hasPrefix(detail) == true, "\(String(describing: error))")
+        }
     }
 
     @Test func invalidUTF8IsRefused() {

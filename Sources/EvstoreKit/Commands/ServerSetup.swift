@@ -1,0 +1,50 @@
+public import SyncServer
+
+/// `evstore serve`: the sync server's configuration from the command line, checked before the
+/// server starts, so that a mistake stops it with a message instead of starting a server that
+/// listens elsewhere or that no client can use.
+///
+/// ```swift
+/// let configuration = try ServerSetup.configuration(
+///     dataDirectory: "./server-data", host: "127.0.0.1", port: 8080, tokensFile: "tokens.txt")
+/// ```
+public enum ServerSetup {
+    /// The ports `--port` accepts: 1…65535, and 0 for any free port.
+    public static let validPorts = 0...65535
+
+    /// What is wrong with `port`, or `nil` when it is in ``validPorts``.
+    ///
+    /// A port beyond 65535 would otherwise be cut to 16 bits (70000 listens on 4464).
+    public static func portProblem(_ port: Int) -> String? {
+        validPorts.contains(port) ? nil : "--port must be from 1 to 65535 (or 0 for any free port), not \(port)"
+    }
+
+    /// Reads the tokens file and makes the server's configuration.
+    ///
+    /// - Parameters:
+    ///   - dataDirectory: The directory holding one store per subdirectory.
+    ///   - host: The address to listen on.
+    ///   - port: The port, in ``validPorts``.
+    ///   - tokensFile: The tokens file (see ``SyncServer/TokenTable``).
+    /// - Returns: The configuration to run a ``SyncServer/SyncServer`` with.
+    /// - Throws: ``ToolError``: exit status 1 when the tokens file cannot be read or parsed; a
+    ///   usage error (exit status 64) for a port outside ``validPorts`` or a tokens file that
+    ///   grants nothing (only comments and blank lines), since no client could use that server.
+    public static func configuration(dataDirectory: String, host: String, port: Int, tokensFile: String) throws
+        -> SyncServer.Configuration
+    {
+        if let problem = portProblem(port) { throw ToolError.usage(problem) }
+        let tokens: TokenTable
+        do {
+            tokens = try TokenTable(contentsOfFile: tokensFile)
+        } catch {
+            throw ToolError("cannot read the tokens file \(tokensFile): \(error)")
+        }
+        guard tokens.count > 0 else {
+            throw ToolError.usage(
+                "the tokens file \(tokensFile) grants no store to any token, so no client could use the server: "
+                    + "add a line `TOKEN STORE…` (or `TOKEN *` for every store)")
+        }
+        return SyncServer.Configuration(dataDirectory: dataDirectory, host: host, port: port, tokens: tokens)
+    }
+}

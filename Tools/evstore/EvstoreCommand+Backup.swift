@@ -11,6 +11,13 @@ extension EvstoreCommand {
                 are left out. The destination must be a new or empty directory; the copy is an \
                 ordinary store.
 
+                The copy keeps the store's replica id. Put back in place of the store (a device \
+                restored from a backup) or opened on a second device, it finds out on its next \
+                sync that it reused ids it had published: the writes made since move to a new \
+                replica id and are pushed, and what the copy lacks comes back from the server. \
+                Nothing that had synced is lost; writes made after the backup that never left \
+                the device before it was restored are gone with it.
+
                 Example:
                   evstore backup ./store ./backups/2026-11-22
                 """)

@@ -4,7 +4,7 @@ import Synchronization
 import LMDB
 
 extension Store {
-    /// What ``restamp(from:)`` changed.
+    /// What ``restamp(from:)`` or ``adopt(_:)`` changed.
     public struct ReplicaIDChange: Sendable, Hashable, CustomStringConvertible {
         /// One moved event: its seq in the log, its old id and its new one.
         public struct Restamped: Sendable, Hashable {

@@ -56,7 +56,41 @@ extension Store {
 
     /// The last origin sequence the store used under its current replica id.
     public func originSequence() throws -> UInt64 {
-        try environment.read { tx in try Meta.uint64(tx, schema.meta, Meta.originSequence) ?? 0 }
+        try currentIdentity().originSequence
+    }
+
+    /// The replica id the store writes under and the last origin sequence it used under it, read
+    /// together from the store (another process may have moved the store to a new id since this
+    /// one last wrote).
+    public func currentIdentity() throws -> (replica: ReplicaID, originSequence: UInt64) {
+        try environment.read { tx in
+            (try Meta.replicaID(tx, schema.meta), try Meta.uint64(tx, schema.meta, Meta.originSequence) ?? 0)
+        }
+    }
+
+    /// The smallest log seq among the events ``restamp(from:)`` (events of `id.origin` from
+    /// `id.sequence` on) or ``adopt(_:)`` (`id` alone, with `single`) would move; `nil` when none.
+    /// Sync lowers its pushed positions to it *before* moving them, so that a crash in between
+    /// never leaves a moved event behind a pushed position.
+    public func firstSeqToMove(from id: EventID, single: Bool = false) throws -> UInt64? {
+        try environment.read { tx in
+            if single {
+                return try Keys.eventID(id).withUnsafeBytes { key in
+                    try tx.value(forKey: key, in: schema.eventIDs).map { try Keys.seq(from: $0) }
+                }
+            }
+            var first: UInt64?
+            let origin = Array(Keys.eventID(id).prefix(16))
+            try Keys.eventID(id).withUnsafeBytes { start in
+                try tx.forEach(in: schema.eventIDs, from: start) { key, value in
+                    guard key.count == 24, key.starts(with: origin) else { return false }
+                    let seq = try Keys.seq(from: value)
+                    first = min(first ?? seq, seq)
+                    return true
+                }
+            }
+            return first
+        }
     }
 
     /// Moves this store's own events with ids from `id` on to a new replica id, and continues
@@ -76,12 +110,14 @@ extension Store {
     /// - When `id.origin` is the current replica id, the new id becomes current and the old one
     ///   is retired; otherwise (an older id) the new id is retired at once.
     /// - Nothing moved and `id.origin` current: the store only switches to a new id.
-    /// - The projections are rebuilt (stamps changed), in the background of one exclusive
-    ///   write; a crash in between is finished by the next open.
+    /// - The projections are rebuilt (stamps changed) right after, in the same exclusive turn of
+    ///   the writer (writes wait; readers see the new ids with the old projections until the
+    ///   rebuild's last commit); a crash in between is finished by the next writable open.
     ///
-    /// This is the only rewrite of the log there is, and it touches only events that no other
-    /// store acknowledged under those ids: a conflict proves the id belongs to another event
-    /// there.
+    /// This is the only rewrite of the log there is. Sync calls it for events the remote does not
+    /// hold under those ids (a conflict proves the id names another event there; a refused push
+    /// names the first event the remote lacks), and lowers its pushed positions first so that
+    /// the moved events are pushed under their new ids.
     ///
     /// ```swift
     /// catch let error as EventStoreError where error.code == .eventConflict {

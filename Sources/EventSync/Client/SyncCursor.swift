@@ -54,9 +54,12 @@ public struct SyncCursor: Sendable, Hashable {
     /// Version 2 adds the deferred relays after the four positions (version 1 is still read).
     static let formatVersion: UInt8 = 2
 
+    /// The prefix of every cursor's metadata key.
+    static let keyPrefix = "sync.remote."
+
     /// The metadata key for the remote `name` (long names are hashed to fit).
     static func key(for name: String) -> String {
-        let key = "sync.remote." + name
+        let key = keyPrefix + name
         guard key.utf8.count > 200 else { return key }
         var hash = FNV1a()
         hash.combine(bytes: Array(name.utf8))

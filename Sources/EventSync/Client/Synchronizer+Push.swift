@@ -43,7 +43,11 @@ extension Synchronizer {
             } catch SyncError.Code.replicaNotOwned where !own.contains(events[0].id.origin) {
                 report.requests += 1
                 report.relaysRefused += events.count
-                cursor = try await updateCursor { $0.pushed = max($0.pushed, last); $0.deferredRelays += events.map(\.seq) }
+                cursor = try await updateCursor { cursor in
+                    cursor.pushed = max(cursor.pushed, last)
+                    let known = Set(cursor.deferredRelays)
+                    cursor.deferredRelays += events.map(\.seq).filter { !known.contains($0) }
+                }
                 completed += events.count
                 continue
             }

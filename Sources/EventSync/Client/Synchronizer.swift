@@ -217,7 +217,9 @@ public final class Synchronizer: Sendable {
             var cursor = try cursor()
             var info: RemoteInfo?
             do {
-                info = try await transport.info(check: cursor.check, replica: store.replicaID)
+                let replica = try store.currentIdentity().replica
+                info = try await transport.info(check: cursor.check, replica: replica)
+                info?.replicaID = replica
             } catch SyncError.Code.notFound {
                 info = nil
                 // The remote store is gone although this replica synced with it: the server was
@@ -228,11 +230,14 @@ public final class Synchronizer: Sendable {
                 cursor = try await adopt(epoch: info.epoch, report: &report)
             }
             report.serverHead = info?.head ?? 0
-            if let published = info?.replicaHighWater, try published > store.originSequence() {
+            let identity = try store.currentIdentity()
+            if let published = info?.replicaHighWater, info?.replicaID == identity.replica,
+                published > identity.originSequence
+            {
                 // The server holds more of this replica's events than the store: restored from
                 // an older copy, or a second copy wrote under the same id. Leave the id.
                 try await leaveReplicaID(
-                    from: EventID(origin: store.replicaID, sequence: try store.originSequence() + 1),
+                    from: EventID(origin: identity.replica, sequence: identity.originSequence + 1),
                     reason: "the server holds events of this replica that the store does not", report: &report)
                 continue
             }
@@ -260,7 +265,9 @@ public final class Synchronizer: Sendable {
             return report
         }
         throw SyncError(
-            .protocolViolation, "the server's epoch or this replica's id changed during every attempt to sync")
+            .local,
+            "the sync stopped after 32 passes that each changed the server's epoch or moved events to new ids; "
+                + "the next sync goes on from there")
     }
 
     /// Adopts the server's epoch: the first one silently; a new one resets every position.
@@ -289,8 +296,9 @@ public final class Synchronizer: Sendable {
     /// Moves this store's events from `id` on to a new replica id (``EventStore/Store/restamp(from:)``)
     /// and lowers the pushed position so that they are pushed under it.
     private func leaveReplicaID(from id: EventID, reason: String, report: inout SyncReport) async throws {
+        try await pushAgain(from: try store.firstSeqToMove(from: id))
         let change = try await store.restamp(from: id)
-        try await pushAgain(change, report: &report)
+        report.replicaChanges.append(change)
         configuration.logger.warning(
             "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id",
             metadata: [
@@ -302,25 +310,29 @@ public final class Synchronizer: Sendable {
     /// Moves another replica's event that the remote holds under the same id with other content
     /// to a new id of this store (``EventStore/Store/adopt(_:)``), to be pushed under it.
     private func adoptConflicting(_ id: EventID, reason: String, report: inout SyncReport) async throws {
+        try await pushAgain(from: try store.firstSeqToMove(from: id, single: true))
         let change = try await store.adopt(id)
-        try await pushAgain(change, report: &report)
+        report.replicaChanges.append(change)
         configuration.logger.warning(
             "another replica's event id names another event on the remote: this store keeps its copy under a new id",
             metadata: ["remote": "\(remoteName)", "reason": "\(reason)", "event": "\(id)", "now": "\(change.restamped.first?.to.description ?? "-")"])
     }
 
-    /// Records `change` and lowers the pushed position to its first moved event, so that the
-    /// moved events are pushed under their new id.
-    private func pushAgain(_ change: Store.ReplicaIDChange, report: inout SyncReport) async throws {
-        if let first = change.restamped.first?.seq {
-            let key = cursorKey
-            try await store.write { writer in
-                var cursor = try SyncCursor.load(writer, key: key)
-                cursor.pushed = min(cursor.pushed, first - 1)
+    /// Lowers the pushed position of every remote this store syncs with to just before `seq`,
+    /// in one commit, *before* the events from there are moved to new ids: whenever the move
+    /// commits (or a crash comes between), the moved events are pushed under their new ids, to
+    /// this remote and to every other. Events below stay as they were; the ones re-offered above
+    /// are acknowledged as duplicates.
+    private func pushAgain(from seq: UInt64?) async throws {
+        guard let seq else { return }
+        try await store.write { writer in
+            for (key, value) in try writer.metadata(withPrefix: SyncCursor.keyPrefix) {
+                var cursor = try SyncCursor(decoding: value)
+                guard cursor.pushed >= seq else { continue }
+                cursor.pushed = seq - 1
                 try cursor.save(writer, key: key)
             }
         }
-        report.replicaChanges.append(change)
     }
 
     /// Forgets every position with a remote whose store no longer exists.

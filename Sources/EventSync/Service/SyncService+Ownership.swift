@@ -33,37 +33,28 @@ extension SyncService {
     /// Checks that `credential` may push the request (in the push's own transaction, so a refused
     /// push claims nothing):
     ///
-    /// - its own events: the replica id must be unowned (the credential becomes its owner) or
-    ///   owned by the credential; the owner's ``PushRequest/through`` is remembered for the
-    ///   current epoch;
-    /// - a relay: always for an unowned replica id or one the credential owns; for one another
-    ///   credential owns, only events the store already holds (duplicates, or conflicts that
-    ///   ingest refuses), or events above what the owner declared in the current epoch
-    ///   (``SyncError/Code/orphanedEvent``: the relaying store adopts them); anything else is
-    ///   ``SyncError/Code/replicaNotOwned``.
+    /// - an unowned replica id or one the credential owns: always; a push of the replica's own
+    ///   events makes the credential the owner of an unowned id, and its ``PushRequest/through``
+    ///   is remembered for the current epoch (the highest declared in the epoch);
+    /// - a replica id another credential owns: only events the store already holds (duplicates,
+    ///   or conflicts that ingest refuses); the first event it lacks is refused with
+    ///   ``SyncError/Code/replicaNotOwned`` — or, for a relay of an event above what the owner
+    ///   declared in the current epoch, ``SyncError/Code/orphanedEvent`` (the relaying store
+    ///   adopts it).
     static func claim(_ request: PushRequest, credential: SyncCredential, in writer: StoreWriter) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
         let owner = try owner(of: request.replica, in: writer)
-        if !request.relay {
-            if let owner, owner != credential.id {
-                throw SyncError(
-                    .replicaNotOwned,
-                    "replica \(request.replica) belongs to another credential: a replica id is owned by the first "
-                        + "credential that pushed under it (the client moves to a new replica id)",
-                    eventID: request.events.first?.id)
-            }
+        if owner == nil || owner == credential.id {
+            guard !request.relay else { return }
             if owner == nil {
                 try writer.setMetadata(Array(credential.id.utf8), forKey: ownerKeyPrefix + request.replica.description)
             }
-            if let through = request.through {
-                try writer.setMetadata(
-                    Array(try currentEpoch(in: writer).utf8) + [0] + bigEndian(through),
-                    forKey: declaredKeyPrefix + request.replica.description)
-            }
+            if let through = request.through { try declare(through, for: request.replica, in: writer) }
             return
         }
-        guard let owner, owner != credential.id else { return }
-        let declared = try declaredThrough(of: request.replica, in: writer)
+        // Another credential's replica: what the store holds is acknowledged (ingest tells a
+        // duplicate from a conflict); the first event it lacks decides.
+        let declared = request.relay ? try declaredThrough(of: request.replica, in: writer) : nil
         for event in request.events where try writer.seq(of: event.id) == nil {
             if let declared, event.id.sequence > declared {
                 throw SyncError(
@@ -74,9 +65,22 @@ extension SyncService {
             }
             throw SyncError(
                 .replicaNotOwned,
-                "replica \(request.replica) belongs to another credential: only it pushes that replica's new events",
+                request.relay
+                    ? "replica \(request.replica) belongs to another credential: only it pushes that replica's new events"
+                    : "replica \(request.replica) belongs to another credential: a replica id is owned by the first "
+                        + "credential that pushed under it (the client moves its events from \(event.id) on to a new "
+                        + "replica id)",
                 eventID: event.id)
         }
+    }
+
+    /// Records that the owner of `replica` holds its events through `through`, for the current
+    /// epoch: the highest any of the owner's devices declared in this epoch.
+    private static func declare(_ through: UInt64, for replica: ReplicaID, in writer: StoreWriter) throws {
+        let highest = max(through, try declaredThrough(of: replica, in: writer) ?? 0)
+        try writer.setMetadata(
+            Array(try currentEpoch(in: writer).utf8) + [0] + bigEndian(highest),
+            forKey: declaredKeyPrefix + replica.description)
     }
 
     /// What the owner of `replica` declared it holds, when it declared it in the current epoch.

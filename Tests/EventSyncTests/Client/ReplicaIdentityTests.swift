@@ -167,8 +167,8 @@ struct ReplicaIdentityTests {
             PushRequest(replica: victim.replicaID, events: [forged]), check: nil)
 
         let report = try await cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice)).sync()
-        #expect(report.replicaChanges.count == 1, "\(report)")
-        #expect(report.replicaChanges.first?.restamped.count == 2)
+        #expect(!report.replicaChanges.isEmpty, "\(report)")
+        #expect(report.replicaChanges.map(\.restamped.count).reduce(0, +) == 2, "both writes moved to new ids: \(report)")
         let server = try await cluster.serverStore()
         #expect(try server.read { try $0.event(id: events[0].id)?.fields["title"] } == "squatted")
         // The forged write is an ordinary older write; the victim's writes win on their own stamps.

@@ -159,3 +159,18 @@ extension SyncError.Code {
         (error as? SyncError)?.code == code
     }
 }
+
+extension SyncError {
+    /// The sync error for a store error that names something wrong with an event — the same on a
+    /// client and on a server: an invalid event or name, a stamp too far ahead, an id that names
+    /// another event. `nil` for the other store errors, which each side maps by itself.
+    init?(refusedEvent error: EventStoreError) {
+        switch error.code {
+        case .clockSkew: self.init(.clockSkew, error.message, cause: error)
+        case .invalidName, .invalidEvent: self.init(.invalidEvent, error.message, cause: error)
+        case .eventConflict: self.init(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
+        default: return nil
+        }
+    }
+}
+

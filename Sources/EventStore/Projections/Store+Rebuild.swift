@@ -19,13 +19,7 @@ extension Store {
     ///
     /// - Parameter progress: Called after each chunk.
     public func rebuildProjections(progress: (@Sendable (Progress) -> Void)? = nil) async throws {
-        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.submit(
-                Writer.Request(
-                    eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
-                    exclusive: { store in try store.performRebuild(progress: progress) }))
-        }
+        try await exclusive { store in try store.performRebuild(progress: progress) }
     }
 
     /// The blocking variant of ``rebuildProjections(progress:)``.
@@ -85,7 +79,7 @@ extension Store {
             let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: .max)
             try projector.checkpoint(through: max(end, applied), tx: tx)
             try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
-            _ = try tx.delete(Array(Meta.rebuildNeeded.utf8), in: schema.meta)
+            try Meta.setRebuildNeeded(tx, schema.meta, false)
             for (_, database) in schema.generations[active].all { try tx.removeAll(in: database) }
         }
         try environment.sync(force: true)

@@ -49,7 +49,7 @@ extension Store {
         var expected: UInt64 = 1
         let replica = try Meta.replicaID(reader.tx, schema.meta)
         let originSequence = try Meta.uint64(reader.tx, schema.meta, Meta.originSequence) ?? 0
-        if try reader.tx.value(forKey: Array(Meta.rebuildNeeded.utf8), in: schema.meta) != nil {
+        if try Meta.rebuildIsNeeded(reader.tx, schema.meta) {
             report.record(.init(
                 kind: "rebuild-pending", database: "meta", key: Meta.rebuildNeeded,
                 detail: "events were restamped and the projections not rebuilt yet (opening the store for writing does it)"))

@@ -66,6 +66,20 @@ enum Meta {
         try tx.put(writer.bytes, forKey: Array(retiredReplicas.utf8), in: db)
     }
 
+    /// Whether ``rebuildNeeded`` is set.
+    static func rebuildIsNeeded(_ tx: ReadTransaction, _ db: Database) throws -> Bool {
+        try tx.value(forKey: Array(rebuildNeeded.utf8), in: db) != nil
+    }
+
+    /// Sets or clears ``rebuildNeeded``.
+    static func setRebuildNeeded(_ tx: WriteTransaction, _ db: Database, _ needed: Bool) throws {
+        if needed {
+            try tx.put(Keys.seq(1), forKey: Array(rebuildNeeded.utf8), in: db)
+        } else {
+            _ = try tx.delete(Array(rebuildNeeded.utf8), in: db)
+        }
+    }
+
     static func setUInt64(_ tx: WriteTransaction, _ db: Database, _ key: String, _ value: UInt64) throws {
         try tx.put(Keys.seq(value), forKey: Array(key.utf8), in: db)
     }

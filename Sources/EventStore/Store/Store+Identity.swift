@@ -132,7 +132,7 @@ extension Store {
     ///   ``ownReplicaIDs()``; ``EventStoreError/Code/readOnly``.
     @discardableResult
     public func restamp(from id: EventID) async throws -> ReplicaIDChange {
-        try await exclusiveRestamp(from: id, adopting: false)
+        try await exclusive { store in try store.performRestamp(from: id, adopting: false) }
     }
 
     /// Moves one event of another replica to a new id of this store, so that its write
@@ -158,19 +158,7 @@ extension Store {
     ///   ``EventStoreError/Code/invalidEvent`` for one of this store's own ids.
     @discardableResult
     public func adopt(_ id: EventID) async throws -> ReplicaIDChange {
-        try await exclusiveRestamp(from: id, adopting: true)
-    }
-
-    private func exclusiveRestamp(from id: EventID, adopting: Bool) async throws -> ReplicaIDChange {
-        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let box = ResultBox<ReplicaIDChange>()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.submit(
-                Writer.Request(
-                    eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
-                    exclusive: { store in box.set(try store.performRestamp(from: id, adopting: adopting)) }))
-        }
-        return box.get()
+        try await exclusive { store in try store.performRestamp(from: id, adopting: true) }
     }
 
     /// Runs on the writer thread. Moves the own events of `id.origin` from `id` on, or, when
@@ -232,7 +220,7 @@ extension Store {
                 retired.append(fresh)
             }
             try Meta.setRetiredReplicaIDs(tx, meta, retired)
-            if !moving.isEmpty { try tx.put(Keys.seq(1), forKey: Array(Meta.rebuildNeeded.utf8), in: meta) }
+            if !moving.isEmpty { try Meta.setRebuildNeeded(tx, meta, true) }
             return change
         }
         identity.withLock { $0 = change.current }

@@ -40,6 +40,20 @@ extension Store {
         }
     }
 
+    /// Runs `body` on the writer thread alone (no write transaction is open, later writes wait),
+    /// for work that manages its own transactions: rebuilds, restamps.
+    func exclusive<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
+        guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
+        let box = ResultBox<T>()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writer.submit(
+                Writer.Request(
+                    eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
+                    exclusive: { store in box.set(try body(store)) }))
+        }
+        return box.get()
+    }
+
     func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
         let box = ResultBox<T>()

@@ -58,7 +58,7 @@ struct StoreBootstrap {
         let schema = try Schema.open(in: tx, create: !configuration.readOnly, projections: configuration.projections)
         let replica = try Meta.replicaID(tx, meta)
         // A rewrite of the log's stamps committed without the rebuild that follows it.
-        var needsRebuild = try tx.value(forKey: Array(Meta.rebuildNeeded.utf8), in: meta) != nil
+        var needsRebuild = try Meta.rebuildIsNeeded(tx, meta)
         if !configuration.projections.isEmpty {
             let generation = try StoreReader.activeGeneration(tx, schema)
             for projection in configuration.projections {

@@ -129,13 +129,7 @@ extension Synchronizer {
     static func syncError(_ error: any Error) -> SyncError {
         if let error = error as? SyncError { return error }
         if let error = error as? EventStoreError {
-            switch error.code {
-            case .clockSkew: return SyncError(.clockSkew, error.message, cause: error)
-            case .invalidEvent, .invalidName: return SyncError(.invalidEvent, error.message, cause: error)
-            case .eventConflict:
-                return SyncError(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
-            default: return SyncError(.local, error.message, cause: error)
-            }
+            return SyncError(refusedEvent: error) ?? SyncError(.local, error.message, cause: error)
         }
         if error is CancellationError { return SyncError(.transport, "the sync was cancelled", cause: error) }
         return SyncError(.transport, "\(error)", cause: error)

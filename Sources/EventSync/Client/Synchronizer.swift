@@ -216,10 +216,9 @@ public final class Synchronizer: Sendable {
             try Task.checkCancellation()
             var cursor = try cursor()
             var info: RemoteInfo?
+            let identity = try store.currentIdentity()
             do {
-                let replica = try store.currentIdentity().replica
-                info = try await transport.info(check: cursor.check, replica: replica)
-                info?.replicaID = replica
+                info = try await transport.info(check: cursor.check, replica: identity.replica)
             } catch SyncError.Code.notFound {
                 info = nil
                 // The remote store is gone although this replica synced with it: the server was
@@ -230,10 +229,7 @@ public final class Synchronizer: Sendable {
                 cursor = try await adopt(epoch: info.epoch, report: &report)
             }
             report.serverHead = info?.head ?? 0
-            let identity = try store.currentIdentity()
-            if let published = info?.replicaHighWater, info?.replicaID == identity.replica,
-                published > identity.originSequence
-            {
+            if let published = info?.replicaHighWater, published > identity.originSequence {
                 // The server holds more of this replica's events than the store: restored from
                 // an older copy, or a second copy wrote under the same id. Leave the id.
                 try await leaveReplicaID(

@@ -36,9 +36,6 @@ public struct RemoteInfo: Sendable, Hashable {
     /// events it published — it was restored from an older copy, or another copy of it wrote
     /// under the same id — and moves to a new replica id before it writes more.
     public var replicaHighWater: UInt64?
-    /// The replica ``replicaHighWater`` is about (set by the ``Synchronizer`` that asked; not
-    /// part of the wire form).
-    public var replicaID: ReplicaID?
 
     /// Creates an info.
     public init(

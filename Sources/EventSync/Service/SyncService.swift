@@ -270,12 +270,10 @@ public final class SyncService: Sendable {
     package static func syncError(_ error: any Error) -> SyncError {
         if let error = error as? SyncError { return error }
         if let error = error as? EventStoreError {
+            if let refused = SyncError(refusedEvent: error) { return refused }
             switch error.code {
-            case .clockSkew: return SyncError(.clockSkew, error.message, cause: error)
-            case .invalidName, .invalidEvent: return SyncError(.invalidEvent, error.message, cause: error)
             case .eventTooLarge, .batchTooLarge: return SyncError(.payloadTooLarge, error.message, cause: error)
             case .closed: return SyncError(.unavailable, "the store is closed", cause: error)
-            case .eventConflict: return SyncError(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
             case .diskFull: return SyncError(.insufficientStorage, error.message, cause: error)
             default: return SyncError(.internalError, error.message, cause: error)
             }

@@ -135,6 +135,12 @@ public final class WriteTransaction: ReadTransaction {
         try check(mdb_drop(txn, database.handle, 0))
     }
 
+    /// Deletes `database` itself with every entry; its handle is closed when the transaction
+    /// commits and must not be used again.
+    public func drop(_ database: Database) throws {
+        try check(mdb_drop(txn, database.handle, 1))
+    }
+
     /// Runs `body` with a writable cursor over `database`; the cursor closes when `body` returns.
     public func withWriteCursor<T, E: Error>(
         on database: Database,

@@ -85,7 +85,7 @@ struct InspectionCommandTests {
         let fixture = try MixedStore(in: directory)
         let result = try await EvstoreProcess.run(["-a", fixture.path], executable: tool!)
         #expect(result.status == 0, "\(result)")
-        for name in ["events", "event_ids", "meta", "g0.items", "g0.search_postings"] {
+        for name in ["events", "event_ids", "meta", "g0.items", "g0.search_segments"] {
             #expect(result.stdout.contains("Status of \(name)"), "mdb_stat lists \(name)")
         }
     }

@@ -11,8 +11,8 @@ final class ProjectionWriter {
     let projections: [any Projection]
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
-    /// Set during a rebuild from the log: search indexing waits for ``finishDeferredIndex(in:)``.
-    var deferredIndex: DeferredIndex?
+    /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
+    var defersSearch = false
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
@@ -54,14 +54,10 @@ final class ProjectionWriter {
             try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
         }
 
-        if let deferredIndex {
-            try deferredIndex.note(
-                collection: event.collection, itemKey: itemKey, after: after, indexable: search.indexes(event.collection),
-                tx: tx, databases: databases, counters: &counters)
-        } else {
+        if !defersSearch {
             try search.update(
                 collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
-                counters: &counters)
+                changes: &counters.search)
         }
 
         if !projections.isEmpty {

@@ -52,7 +52,7 @@ final class ScratchProjections {
         progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
     ) throws {
         var applied: UInt64 = 0
-        projector.deferredIndex = DeferredIndex()
+        projector.defersSearch = true
         repeat {
             let end = try source { reader in
                 try environment.write { tx in
@@ -67,11 +67,10 @@ final class ScratchProjections {
                     return end
                 }
             }
-            projector.deferredIndex?.commit()
             if end <= applied { break }
             applied = end
             progress?(Store.Progress(processed: applied, total: through))
         } while applied < through
-        try projector.finishDeferredIndex(in: environment)
+        try projector.indexLiveItems(in: environment)
     }
 }

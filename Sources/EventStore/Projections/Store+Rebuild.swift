@@ -56,8 +56,8 @@ extension Store {
         try environment.setDurability(.bulk)
         defer { try? environment.setDurability(previous) }
 
-        // Items first; each item that exists at the end is then indexed once (DeferredIndex).
-        projector.deferredIndex = DeferredIndex()
+        // Items first; each item that exists at the end is then indexed once.
+        projector.defersSearch = true
         var applied: UInt64 = 0
         let total = try head()
         while true {
@@ -68,11 +68,10 @@ extension Store {
                 try projector.checkpoint(through: applied, tx: tx)
                 return false
             }
-            projector.deferredIndex?.commit()
             progress?(Progress(processed: applied, total: max(total, applied)))
             if done { break }
         }
-        try projector.finishDeferredIndex(in: environment)
+        try projector.indexLiveItems(in: environment)
         try environment.setDurability(previous)
         try environment.write { tx in
             // Events another process appended meanwhile (indexed as they are applied), then the switch.
@@ -97,7 +96,6 @@ extension Store {
     ) throws -> UInt64 {
         // A retried transaction (after the map grew) starts from the stored counters again.
         projector.counters = ProjectionCounters()
-        projector.deferredIndex?.rollBack()
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in

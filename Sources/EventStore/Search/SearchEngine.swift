@@ -5,8 +5,10 @@ import LMDB
 /// (folded into the weighted term frequencies and lengths at index time), prefix expansion of
 /// the last term, tag filters.
 ///
-/// The rarest term drives: its postings are scanned page by page, and each candidate is checked
-/// against the other terms with one B-tree seek per term.
+/// Each query term's postings are read across the live segments in doc-id order, skipping dead
+/// documents, so its document frequency is exact for the live documents. The term with the
+/// fewest postings drives: its documents are the candidates, and every other term is walked
+/// alongside them in doc-id order.
 struct SearchEngine {
     let reader: StoreReader
     let databases: ProjectionDatabases
@@ -17,38 +19,35 @@ struct SearchEngine {
     /// The most index terms one prefix expands to.
     static let maxExpansions = 64
 
-    /// One query term and the index terms it matches.
+    /// One query term (or tag) and the index terms it matches.
     private struct Group {
-        var keys: [[UInt8]]
-        var frequencies: [Int]
+        var terms: [[UInt8]]
+        var estimate: Int
         var scored: Bool
-        var documentFrequency: Int { frequencies.reduce(0, +) }
-    }
-
-    private struct Candidate {
-        var docID: UInt32
-        var score: Double
+        /// The group's place in the query: scores are summed in this order, so they do not depend
+        /// on which group drives (which depends on dead postings not yet merged away).
+        var position: Int
     }
 
     func search(_ query: SearchQuery) throws -> [SearchResult] {
         guard query.limit > 0, query.offset >= 0 else { return [] }
+        var index = try IndexReader(tx: reader.tx, databases: databases)
         let collections = try query.collection.map { [$0] } ?? allCollections()
-        var hits: [(collection: String, candidate: Candidate)] = []
+        var hits: [(docID: UInt32, score: Double)] = []
         for collection in collections {
-            for candidate in try candidates(query, in: collection) { hits.append((collection, candidate)) }
+            hits.append(contentsOf: try candidates(query, in: collection, index: &index))
         }
         // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so the
         // order among equal scores does not depend on doc ids (it is decided by item key below).
         let wanted = query.offset + query.limit
         if hits.count > wanted {
-            let threshold = SearchEngine.kthLargest(hits.lazy.map(\.candidate.score), k: wanted)
-            hits.removeAll { $0.candidate.score < threshold }
+            let threshold = SearchEngine.kthLargest(hits.lazy.map(\.score), k: wanted)
+            hits.removeAll { $0.score < threshold }
         }
         var resolved: [(key: [UInt8], score: Double)] = []
         for hit in hits {
-            guard let key = try reader.tx.value(forKey: StoredDocument.docIDKey(hit.candidate.docID), in: databases.searchDocIDs)
-            else { continue }
-            resolved.append((key, hit.candidate.score))
+            guard let key = try index.itemKey(of: hit.docID) else { continue }
+            resolved.append((key, hit.score))
         }
         resolved.sort { $0.score != $1.score ? $0.score > $1.score : $0.key.lexicographicallyPrecedes($1.key) }
         return try resolved.dropFirst(query.offset).prefix(query.limit).compactMap { entry in
@@ -101,135 +100,93 @@ struct SearchEngine {
         return names
     }
 
-    private func candidates(_ query: SearchQuery, in collection: String) throws -> [Candidate] {
+    private func candidates(_ query: SearchQuery, in collection: String, index: inout IndexReader) throws
+        -> [(docID: UInt32, score: Double)]
+    {
         let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.searchStats)
         guard stats.documents > 0 else { return [] }
         let terms = tokenizer.queryTerms(in: query.text)
         let tags = Set(query.tags.map(tokenizer.normalizeTag).filter { !$0.isEmpty })
         guard !terms.isEmpty || !tags.isEmpty else { return [] }
 
-        return try reader.tx.withCursor(on: databases.searchPostings) { cursor -> [Candidate] in
-            var groups: [Group] = []
-            for term in terms {
-                let group = try self.group(for: term, collection: collection, cursor: cursor)
-                if group.keys.isEmpty { return [] }
-                groups.append(group)
-            }
-            for tag in tags.sorted(by: utf8Less) {
-                let key = SearchIndexWriter.tagKey(collection: collection, tag: tag)
-                guard let frequency = try frequency(of: key, cursor: cursor) else { return [] }
-                groups.append(Group(keys: [key], frequencies: [frequency], scored: false))
-            }
-            let order = groups.indices.sorted { groups[$0].documentFrequency < groups[$1].documentFrequency }
-            let documents = Double(stats.documents)
-            let average = stats.averageLength
+        var groups: [Group] = []
+        for term in terms {
+            let key = IndexKeys.term(collection: collection, term: term.text)
+            let keys = term.isPrefix ? try index.terms(withPrefix: key, limit: SearchEngine.maxExpansions) : [key]
+            let estimate = try keys.reduce(0) { $0 + (try index.estimatedFrequency(of: $1)) }
+            guard estimate > 0 else { return [] }
+            groups.append(Group(terms: keys, estimate: estimate, scored: true, position: groups.count))
+        }
+        for tag in tags.sorted(by: utf8Less) {
+            let key = IndexKeys.tag(collection: collection, tag: tag)
+            let estimate = try index.estimatedFrequency(of: key)
+            guard estimate > 0 else { return [] }
+            groups.append(Group(terms: [key], estimate: estimate, scored: false, position: groups.count))
+        }
+        groups.sort { $0.estimate < $1.estimate }
 
-            func idf(_ frequency: Int) -> Double {
-                log(1 + (documents - Double(frequency) + 0.5) / (Double(frequency) + 0.5))
-            }
-            func score(_ posting: UnsafeRawBufferPointer, idf: Double) -> Double {
-                let weighted = Double(UInt16(posting[4]) << 8 | UInt16(posting[5]))
-                let length = Double(UInt16(posting[6]) << 8 | UInt16(posting[7]))
-                let norm = SearchEngine.k1 * (1 - SearchEngine.b + SearchEngine.b * length / average)
-                return idf * weighted * (SearchEngine.k1 + 1) / (weighted + norm)
-            }
+        let documents = Double(stats.documents)
+        let average = stats.averageLength
+        func idf(_ frequency: Int) -> Double {
+            log(1 + (documents - Double(frequency) + 0.5) / (Double(frequency) + 0.5))
+        }
+        func score(_ posting: Posting, idf: Double) -> Double {
+            let weighted = Double(posting.frequency)
+            let norm = SearchEngine.k1 * (1 - SearchEngine.b + SearchEngine.b * Double(posting.length) / average)
+            return idf * weighted * (SearchEngine.k1 + 1) / (weighted + norm)
+        }
 
-            // The driver: every posting of the rarest group.
-            let driver = groups[order[0]]
-            var candidates: [Candidate] = []
-            if driver.keys.count == 1 {
-                // One index term: its postings are distinct documents already.
-                candidates.reserveCapacity(driver.frequencies[0])
-                let weight = idf(driver.frequencies[0])
-                try forEachPosting(key: driver.keys[0], cursor: cursor) { posting in
-                    candidates.append(Candidate(docID: docIDOf(posting), score: driver.scored ? score(posting, idf: weight) : 0))
+        // The driver: the live documents of the group with the fewest postings, in doc-id order.
+        // `contributions[g][c]`: what query group `g` adds to candidate `c`'s score.
+        let driver = groups[0]
+        var ids: [UInt32] = []
+        var contributions = [[Double]](repeating: [], count: groups.count)
+        if driver.terms.count == 1 {
+            let postings = try index.livePostings(of: driver.terms[0])
+            let weight = idf(postings.count)
+            ids = postings.map(\.docID)
+            contributions[driver.position] = driver.scored ? postings.map { score($0, idf: weight) } : [Double](repeating: 0, count: postings.count)
+        } else {
+            // A prefix: a document may hold several of its terms; it scores its best one.
+            var best: [UInt32: Double] = [:]
+            for term in driver.terms {
+                let postings = try index.livePostings(of: term)
+                let weight = idf(postings.count)
+                for posting in postings {
+                    let value = driver.scored ? score(posting, idf: weight) : 0
+                    best[posting.docID] = max(best[posting.docID] ?? 0, value)
                 }
-            } else {
-                // A prefix: a document may hold several of its terms; it scores its best one.
-                var scores: [UInt32: Double] = [:]
-                for (key, frequency) in zip(driver.keys, driver.frequencies) {
-                    let weight = idf(frequency)
-                    try forEachPosting(key: key, cursor: cursor) { posting in
-                        let docID = docIDOf(posting)
-                        let value = driver.scored ? score(posting, idf: weight) : 0
-                        scores[docID] = max(scores[docID] ?? 0, value)
-                    }
+            }
+            ids = best.keys.sorted()
+            contributions[driver.position] = ids.map { best[$0]! }
+        }
+        // Every other group must match too: walk its postings alongside the candidates.
+        for group in groups.dropFirst() where !ids.isEmpty {
+            var best = [Double](repeating: -1, count: ids.count)
+            for term in group.terms {
+                var matches: [(candidate: Int, posting: Posting)] = []
+                var position = 0
+                let frequency = try index.forEachLivePosting(of: term) { posting in
+                    while position < ids.count && ids[position] < posting.docID { position += 1 }
+                    if position < ids.count && ids[position] == posting.docID { matches.append((position, posting)) }
                 }
-                candidates = scores.map { Candidate(docID: $0.key, score: $0.value) }
-            }
-            // Every other group must match too.
-            for index in order.dropFirst() {
-                let group = groups[index]
-                let weights = group.frequencies.map(idf)
-                var kept: [Candidate] = []
-                kept.reserveCapacity(candidates.count)
-                for var candidate in candidates {
-                    var best: Double?
-                    // The least posting of the document: its id, then zeros (big-endian).
-                    let probe = (UInt64(candidate.docID) << 32).bigEndian
-                    for (key, weight) in zip(group.keys, weights) {
-                        let found = try key.withUnsafeBytes { key in
-                            try withUnsafeBytes(of: probe) { probe in try cursor.seek(key: key, valueAtLeast: probe) }
-                        }
-                        guard let entry = found, entry.value.count == 8, docIDOf(entry.value) == candidate.docID else { continue }
-                        let value = group.scored ? score(entry.value, idf: weight) : 0
-                        best = max(best ?? 0, value)
-                    }
-                    guard let best else { continue }
-                    candidate.score += best
-                    kept.append(candidate)
+                let weight = idf(frequency)
+                for match in matches {
+                    best[match.candidate] = max(best[match.candidate], group.scored ? score(match.posting, idf: weight) : 0)
                 }
-                candidates = kept
-                if candidates.isEmpty { break }
             }
-            return candidates
-        }
-    }
-
-    private func group(for term: QueryTerm, collection: String, cursor: Cursor) throws -> Group {
-        let key = SearchIndexWriter.postingKey(collection: collection, term: term.text)
-        guard term.isPrefix else {
-            guard let frequency = try frequency(of: key, cursor: cursor) else { return Group(keys: [], frequencies: [], scored: true) }
-            return Group(keys: [key], frequencies: [frequency], scored: true)
-        }
-        var keys: [[UInt8]] = []
-        var frequencies: [Int] = []
-        var entry = try cursor.seek(atLeast: key)
-        while let current = entry, current.key.starts(with: key), keys.count < SearchEngine.maxExpansions {
-            keys.append(Array(current.key))
-            frequencies.append(try cursor.duplicateCount())
-            entry = try cursor.nextKey()
-        }
-        return Group(keys: keys, frequencies: frequencies, scored: true)
-    }
-
-    private func frequency(of key: [UInt8], cursor: Cursor) throws -> Int? {
-        let found = try key.withUnsafeBytes { try cursor.seek(exactly: $0) }
-        return try found.map { _ in try cursor.duplicateCount() }
-    }
-
-    private func forEachPosting(key: [UInt8], cursor: Cursor, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let first = try key.withUnsafeBytes({ try cursor.seek(exactly: $0) }) else { return }
-        // A key with one value has no duplicate page to read in bulk.
-        if try cursor.duplicateCount() == 1 {
-            if first.value.count == 8 { try body(first.value) }
-            return
-        }
-        var page = try cursor.currentMultiple()
-        while let current = page {
-            var offset = 0
-            while offset + 8 <= current.value.count {
-                try body(UnsafeRawBufferPointer(rebasing: current.value[offset..<offset + 8]))
-                offset += 8
+            let kept = ids.indices.filter { best[$0] >= 0 }
+            ids = kept.map { ids[$0] }
+            for other in contributions.indices where !contributions[other].isEmpty {
+                contributions[other] = kept.map { contributions[other][$0] }
             }
-            page = try cursor.nextMultiple()
+            contributions[group.position] = kept.map { best[$0] }
         }
+        let scores = ids.indices.map { candidate in
+            contributions.reduce(0.0) { $0 + ($1.isEmpty ? 0 : $1[candidate]) }
+        }
+        return zip(ids, scores).map { ($0, $1) }
     }
-}
-
-@inline(__always)
-private func docIDOf(_ posting: UnsafeRawBufferPointer) -> UInt32 {
-    UInt32(posting[0]) << 24 | UInt32(posting[1]) << 16 | UInt32(posting[2]) << 8 | UInt32(posting[3])
 }
 
 extension StoreReader {

@@ -24,8 +24,10 @@ enum Meta {
     /// that changes stamps, removed by the rebuild's final commit).
     static let rebuildNeeded = "store.rebuild-needed"
 
-    /// The format written by this library.
-    static let currentFormat: UInt64 = 1
+    /// The format written by this library. Format 1 kept the search index in per-term
+    /// duplicate-sorted trees; format 2 keeps it in segments. Opening a format-1 store for
+    /// writing upgrades it: the old search databases are dropped and the projections rebuilt.
+    static let currentFormat: UInt64 = 2
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in

@@ -16,7 +16,8 @@ struct Schema: Sendable {
     static let logDatabaseNames = ["events", "event_ids", "meta"]
 
     static func databaseCount(customProjections: [any Projection]) -> Int {
-        3 + 2 * (ProjectionDatabases.builtInNames.count + customProjections.reduce(0) { $0 + $1.databases.count }) + 4
+        3 + 2 * (ProjectionDatabases.builtInNames.count + customProjections.reduce(0) { $0 + $1.databases.count })
+            + 2 * ProjectionDatabases.formerNames.count + 4
     }
 
     /// Opens (and with `create`, creates) every database.
@@ -43,22 +44,29 @@ struct ProjectionDatabases: Sendable {
     let itemEvents: Database
     /// Per item, seq and field: a ``ConflictRecord``.
     let conflicts: Database
-    /// Per item: its search document (doc id, length, terms).
-    let searchDocs: Database
-    /// Per doc id: the item key.
-    let searchDocIDs: Database
-    /// Per collection and term: postings (doc id + weighted term frequency), duplicate-sorted.
-    let searchPostings: Database
-    /// Per collection: document count and total length.
+    /// Per item: the doc id of its current search document.
+    let searchItems: Database
+    /// Per doc id: the document's weighted length and item key (``IndexedDocument``).
+    let searchDocuments: Database
+    /// Per segment and term: the term's postings in that segment (``PostingList``).
+    let searchSegments: Database
+    /// Per chunk of doc ids: the bitmap of dead documents (``DeadDocuments``).
+    let searchDeleted: Database
+    /// Per collection: live document count and total length (``CollectionStats``).
     let searchStats: Database
-    /// Generation-local state: the next doc id, custom projection checkpoints.
+    /// Generation-local state: the checkpoint, counters, the search index's directory
+    /// (``SegmentDirectory``), custom projection checkpoints.
     let state: Database
     /// Databases of custom projections, by `projection.database`.
     let custom: [String: Database]
 
     static let builtInNames = [
-        "items", "item_events", "conflicts", "search_docs", "search_docids", "search_postings", "search_stats", "state",
+        "items", "item_events", "conflicts", "search_items", "search_documents", "search_segments", "search_deleted",
+        "search_stats", "state",
     ]
+
+    /// Search databases of store format 1, dropped when such a store is upgraded.
+    static let formerNames = ["search_docs", "search_docids", "search_postings"]
 
     init(
         generation: Int, projections: [any Projection],
@@ -68,9 +76,10 @@ struct ProjectionDatabases: Sendable {
         items = try open(prefix + "items", [])
         itemEvents = try open(prefix + "item_events", [])
         conflicts = try open(prefix + "conflicts", [])
-        searchDocs = try open(prefix + "search_docs", [])
-        searchDocIDs = try open(prefix + "search_docids", [])
-        searchPostings = try open(prefix + "search_postings", [.duplicateSort, .duplicateFixed])
+        searchItems = try open(prefix + "search_items", [])
+        searchDocuments = try open(prefix + "search_documents", [])
+        searchSegments = try open(prefix + "search_segments", [])
+        searchDeleted = try open(prefix + "search_deleted", [])
         searchStats = try open(prefix + "search_stats", [])
         state = try open(prefix + "state", [])
         var custom: [String: Database] = [:]
@@ -86,9 +95,9 @@ struct ProjectionDatabases: Sendable {
     /// Every database of the generation with its unqualified name, in a fixed order.
     var all: [(name: String, database: Database)] {
         [
-            ("items", items), ("item_events", itemEvents), ("conflicts", conflicts), ("search_docs", searchDocs),
-            ("search_docids", searchDocIDs), ("search_postings", searchPostings), ("search_stats", searchStats),
-            ("state", state),
+            ("items", items), ("item_events", itemEvents), ("conflicts", conflicts), ("search_items", searchItems),
+            ("search_documents", searchDocuments), ("search_segments", searchSegments), ("search_deleted", searchDeleted),
+            ("search_stats", searchStats), ("state", state),
         ] + custom.keys.sorted().map { ("p." + $0, custom[$0]!) }
     }
 }

@@ -88,7 +88,7 @@ public final class Store: @unchecked Sendable {
             metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
         if bootstrap.needsRebuild && !configuration.readOnly {
             logger.info(
-                "projections out of date (custom projection versions changed, or stamps restamped); rebuilding",
+                "projections out of date (custom projection versions changed, stamps restamped, or the store format upgraded); rebuilding",
                 metadata: ["path": "\(path)"])
             try rebuildProjections()
         }

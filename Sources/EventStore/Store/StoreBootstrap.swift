@@ -55,10 +55,20 @@ struct StoreBootstrap {
             throw EventStoreError(
                 .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
         }
+        var upgrades = false
+        if format < Meta.currentFormat {
+            guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
+                throw EventStoreError(
+                    .unsupportedFormat,
+                    "the store uses format \(format), whose search index this library no longer reads; open it for writing once to upgrade it (its projections are rebuilt from the log)")
+            }
+            try upgrade(tx, meta: meta)
+            upgrades = true
+        }
         let schema = try Schema.open(in: tx, create: !configuration.readOnly, projections: configuration.projections)
         let replica = try Meta.replicaID(tx, meta)
         // A rewrite of the log's stamps committed without the rebuild that follows it.
-        var needsRebuild = try Meta.rebuildIsNeeded(tx, meta)
+        var needsRebuild = try upgrades || Meta.rebuildIsNeeded(tx, meta)
         if !configuration.projections.isEmpty {
             let generation = try StoreReader.activeGeneration(tx, schema)
             for projection in configuration.projections {
@@ -68,5 +78,21 @@ struct StoreBootstrap {
             }
         }
         return StoreBootstrap(schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild)
+    }
+
+    /// Brings a store of an older format to the current one: drops the databases the current
+    /// format no longer has and marks the projections for a rebuild (in the same commit).
+    private static func upgrade(_ tx: WriteTransaction, meta: Database) throws {
+        for generation in 0..<2 {
+            for name in ProjectionDatabases.formerNames {
+                do {
+                    try tx.drop(try tx.openDatabase(named: "g\(generation).\(name)"))
+                } catch let error as LMDBError where error == .notFound {
+                    continue
+                }
+            }
+        }
+        try Meta.setRebuildNeeded(tx, meta, true)
+        try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
     }
 }

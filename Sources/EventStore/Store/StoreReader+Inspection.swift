@@ -20,17 +20,18 @@ extension StoreReader {
     ///   - prefix: Only terms starting with these bytes (already folded, as the index holds them).
     ///   - body: Receives the term and its document frequency; returns whether to go on.
     public func forEachTerm(collection: String, prefix: String = "", _ body: (String, Int) throws -> Bool) throws {
-        let start = SearchIndexWriter.postingKey(collection: collection, term: prefix)
+        let databases = try projection
         let collectionPrefix = Keys.collectionPrefix(collection)
-        try tx.withCursor(on: try projection.searchPostings) { cursor in
-            var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-            while let current = entry, current.key.starts(with: start) {
-                let raw = current.key.dropFirst(collectionPrefix.count)
-                var term = String(decoding: raw, as: UTF8.self)
-                if raw.first == SearchIndexWriter.tagMarker { term = "#" + String(term.dropFirst()) }
-                guard try body(term, try cursor.duplicateCount()) else { return }
-                entry = try cursor.nextKey()
-            }
+        var index = try IndexReader(tx: tx, databases: databases)
+        var walk = try TermWalk(
+            tx: tx, database: databases.searchSegments, segments: index.segments,
+            prefix: IndexKeys.term(collection: collection, term: prefix))
+        while let (raw, _) = try walk.next() {
+            let frequency = try index.forEachLivePosting(of: raw) { _ in }
+            guard frequency > 0 else { continue }
+            var term = String(decoding: raw.dropFirst(collectionPrefix.count), as: UTF8.self)
+            if raw.dropFirst(collectionPrefix.count).first == IndexKeys.tagMarker { term = "#" + String(term.dropFirst()) }
+            guard try body(term, frequency) else { return }
         }
     }
 
@@ -51,7 +52,8 @@ extension StoreReader {
 
     /// The entries of the active generation's `state` database, in key order: the checkpoint
     /// `applied-through` (the seq through which every projection has applied the log), item
-    /// counters `count.<collection>`, `search.next-doc`, and `projection-version.<name>`.
+    /// counters `count.<collection>`, the search index's directory `search.index`, and
+    /// `projection-version.<name>`.
     public func projectionState() throws -> [(key: String, value: [UInt8])] {
         var entries: [(key: String, value: [UInt8])] = []
         try tx.forEach(in: try projection.state) { key, value in

@@ -27,8 +27,12 @@ struct VerifyTests {
             let head = try store.head()
             #expect(report.eventsChecked == head)
             #expect(progress.getIfSet() == Store.Progress(processed: head, total: head))
-            // Every entry of every projection database was compared.
-            let entries = try F.projectionBytes(store).values.reduce(0) { $0 + $1.count / 2 }
+            // Every entry of every projection database was compared, and the search index item by
+            // item and term by term.
+            let projections = try F.projectionBytes(store)
+            let search = projections["search (contents)"]?.count ?? 0
+            #expect(search > 100)
+            let entries = projections.filter { $0.key != "search (contents)" }.values.reduce(0) { $0 + $1.count / 2 } + search
             #expect(report.entriesCompared == UInt64(entries))
         }
     }

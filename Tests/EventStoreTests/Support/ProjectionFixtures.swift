@@ -168,9 +168,22 @@ enum ProjectionFixtures {
     }
 
     /// Every database of the active projection generation, raw, by name.
+    /// Every projection database's entries, except the search index's, which is given by its
+    /// meaning under `search (contents)`: segments and doc ids depend on how commits were grouped.
     static func projectionBytes(_ store: Store) throws -> [String: [[UInt8]]] {
         let names = try store.read { reader in try reader.projection.all.map(\.name) }
-        return Dictionary(uniqueKeysWithValues: try names.map { ($0, try entries(store, $0)) })
+            .filter { !SearchIndexAudit.databaseNames.contains($0) }
+        var result = Dictionary(uniqueKeysWithValues: try names.map { ($0, try entries(store, $0)) })
+        if let state = result["state"] {
+            // Keys and values alternate; drop the directory's pair.
+            var kept: [[UInt8]] = []
+            for pair in state.slices(of: 2) where pair[0] != SegmentDirectory.key { kept.append(contentsOf: pair) }
+            result["state"] = kept
+        }
+        result["search (contents)"] = try store.read { reader in
+            try SearchIndexAudit.contents(tx: reader.tx, databases: reader.projection).map { Array($0.utf8) }
+        }
+        return result
     }
 
     /// Search results as comparable strings: id and score, best first.

@@ -1,0 +1,42 @@
+import LMDB
+
+extension ProjectionWriter {
+    /// Documents indexed per transaction when a rebuild indexes the live items.
+    static let indexBatch = 20_000
+
+    /// Indexes every item that has searchable content, in item-key order, ``indexBatch``
+    /// documents per transaction; then stops deferring.
+    ///
+    /// A rebuild replays the log with search indexing deferred (``defersSearch``), then calls
+    /// this: each live item is tokenized once, however often it changed, and the index is written
+    /// in a few large segments that later commits merge.
+    func indexLiveItems(in environment: Environment) throws {
+        guard defersSearch else { return }
+        defersSearch = false
+        var resumeAfter: [UInt8]?
+        while true {
+            let last = try environment.write { tx -> [UInt8]? in
+                counters = ProjectionCounters()
+                var indexed = 0
+                var last: [UInt8]?
+                let start = resumeAfter.map { $0 + [0] } ?? []
+                try start.withUnsafeBytes { start in try tx.forEach(in: databases.items, from: start) { key, value in
+                    guard indexed < ProjectionWriter.indexBatch else { return false }
+                    let (collection, _) = try Keys.splitItem(key)
+                    let state = try ItemState(decoding: value)
+                    let itemKey = Array(key)
+                    if let document = search.document(collection: collection, state: state) {
+                        try counters.search.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
+                        indexed += 1
+                    }
+                    last = itemKey
+                    return true
+                } }
+                try counters.flush(tx: tx, databases: databases)
+                return last
+            }
+            guard let last else { return }
+            resumeAfter = last
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import LMDB
+
+/// Which doc ids are dead: a document version replaced by a newer one or removed.
+///
+/// `search_deleted` holds a bitmap in chunks: key the chunk number (u32, big-endian), value
+/// 1,024 bytes covering 8,192 doc ids (bit `id % 8` of byte `(id % 8192) / 8`). A missing chunk
+/// means no dead doc id in its range. Marking a document dead rewrites one chunk — one page —
+/// instead of removing its postings from every term; merges drop dead postings later. Doc ids
+/// are never reused, so a bit once set stays set.
+enum DeadDocuments {
+    static let chunkBytes = 1_024
+    static let documentsPerChunk = UInt32(chunkBytes * 8)
+
+    static func chunkKey(_ chunk: UInt32) -> [UInt8] {
+        withUnsafeBytes(of: chunk.bigEndian, Array.init)
+    }
+
+    /// Marks `docIDs` dead (chunk by chunk, in order).
+    static func mark(_ docIDs: [UInt32], tx: WriteTransaction, database: Database) throws {
+        var byChunk: [UInt32: [UInt32]] = [:]
+        for id in docIDs { byChunk[id / documentsPerChunk, default: []].append(id) }
+        for chunk in byChunk.keys.sorted() {
+            let key = chunkKey(chunk)
+            var bits = try tx.value(forKey: key, in: database) ?? [UInt8](repeating: 0, count: chunkBytes)
+            guard bits.count == chunkBytes else { throw ByteReader.corrupt("dead-document bitmap") }
+            for id in byChunk[chunk]! {
+                let offset = Int(id % documentsPerChunk)
+                bits[offset >> 3] |= 1 << UInt8(offset & 7)
+            }
+            try tx.put(bits, forKey: key, in: database)
+        }
+    }
+
+    /// Answers "is this doc id dead?" within one transaction, keeping the last chunk read (doc
+    /// ids are mostly asked in increasing order).
+    struct Reader {
+        let tx: ReadTransaction
+        let database: Database
+        private var chunk: UInt32 = .max
+        private var bits: UnsafeRawBufferPointer?
+
+        init(tx: ReadTransaction, database: Database) {
+            self.tx = tx
+            self.database = database
+        }
+
+        @inline(__always)
+        mutating func isDead(_ docID: UInt32) throws -> Bool {
+            let wanted = docID / DeadDocuments.documentsPerChunk
+            if wanted != chunk {
+                chunk = wanted
+                bits = try DeadDocuments.chunkKey(wanted).withUnsafeBytes { try tx.value(forKey: $0, in: database) }
+                if let bits, bits.count != DeadDocuments.chunkBytes { throw ByteReader.corrupt("dead-document bitmap") }
+            }
+            guard let bits else { return false }
+            let offset = Int(docID % DeadDocuments.documentsPerChunk)
+            return bits[offset >> 3] & (1 << UInt8(offset & 7)) != 0
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import LMDB
+
+/// Compares two search indexes by what they hold, not by their bytes: segment boundaries and
+/// doc ids depend on how commits were grouped, so a live index and a rebuild of it differ in
+/// bytes while meaning the same.
+///
+/// Compared: per item, whether it has a document and the document's weighted length; per term
+/// (in key order), its live postings as (item, weighted frequency, weighted length). Checked
+/// on the live side: every item's document is live, every live posting belongs to its item's
+/// current document, and every key of `search_segments` belongs to a live segment, the merge
+/// under way or a clean-up. Collection totals (`search_stats`) are exact, so they are compared
+/// as bytes with the other databases.
+struct SearchIndexAudit {
+    /// The databases this audit replaces in the byte-for-byte comparison.
+    static let databaseNames: Set<String> = ["search_items", "search_documents", "search_segments", "search_deleted"]
+
+    let live: (tx: ReadTransaction, databases: ProjectionDatabases)
+    let rebuilt: (tx: ReadTransaction, databases: ProjectionDatabases)
+
+    func compare(into report: inout VerificationReport) throws {
+        try compareItems(into: &report)
+        try compareTerms(into: &report)
+        try checkSegments(into: &report)
+    }
+
+    /// The index's meaning as lines, for tests: each indexed item with its document's length,
+    /// then each term with its live postings as `item:frequency:length`.
+    static func contents(tx: ReadTransaction, databases: ProjectionDatabases) throws -> [String] {
+        var side = Side((tx, databases))
+        var lines: [String] = []
+        for (key, docID) in try side.items() {
+            let length = try side.document(docID)?.length
+            lines.append("item \(String(decoding: key, as: UTF8.self)) \(length.map(String.init) ?? "missing")\(try side.dead.isDead(docID) ? " dead" : "")")
+        }
+        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
+        var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: segments)
+        var documents: [UInt32: [UInt8]] = [:]
+        while let (term, lists) = try walk.next() {
+            let postings = try side.postings(lists, documents: &documents)
+            guard !postings.isEmpty else { continue }
+            lines.append("term \(String(decoding: term, as: UTF8.self)) " + postings.map { "\(String(decoding: $0.item, as: UTF8.self)):\($0.frequency):\($0.length)" }.joined(separator: " "))
+        }
+        return lines
+    }
+
+    private struct Side {
+        let tx: ReadTransaction
+        let databases: ProjectionDatabases
+        var dead: DeadDocuments.Reader
+
+        init(_ side: (tx: ReadTransaction, databases: ProjectionDatabases)) {
+            tx = side.tx
+            databases = side.databases
+            dead = DeadDocuments.Reader(tx: side.tx, database: side.databases.searchDeleted)
+        }
+
+        func items() throws -> [(key: [UInt8], docID: UInt32)] {
+            var entries: [(key: [UInt8], docID: UInt32)] = []
+            try tx.forEach(in: databases.searchItems) { key, value in
+                guard value.count == 4 else { throw ByteReader.corrupt("search item entry") }
+                entries.append((Array(key), UInt32(bigEndian: value.loadUnaligned(as: UInt32.self))))
+                return true
+            }
+            return entries
+        }
+
+        func document(_ docID: UInt32) throws -> IndexedDocument? {
+            try IndexedDocument.load(docID, tx: tx, database: databases.searchDocuments)
+        }
+
+        /// A term's live postings as (item key, frequency, length), sorted by item key.
+        mutating func postings(_ lists: [(segment: Int, list: [UInt8])], documents: inout [UInt32: [UInt8]]) throws
+            -> [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)]
+        {
+            var result: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)] = []
+            for (_, list) in lists {
+                for posting in try list.withUnsafeBytes({ try PostingList.Decoder.decodeAll($0) }) where try !dead.isDead(posting.docID) {
+                    let item: [UInt8]
+                    if let known = documents[posting.docID] {
+                        item = known
+                    } else {
+                        item = try document(posting.docID)?.itemKey ?? []
+                        documents[posting.docID] = item
+                    }
+                    result.append((item, posting.frequency, posting.length, posting.docID))
+                }
+            }
+            return result.sorted { $0.item.lexicographicallyPrecedes($1.item) }
+        }
+    }
+
+    private func compareItems(into report: inout VerificationReport) throws {
+        var left = Side(live)
+        let right = Side(rebuilt)
+        let liveItems = try left.items()
+        let rebuiltItems = try right.items()
+        var l = 0
+        var r = 0
+        while l < liveItems.count || r < rebuiltItems.count {
+            report.entriesCompared += 1
+            let order: Int
+            if l < liveItems.count && r < rebuiltItems.count {
+                order = liveItems[l].key.lexicographicallyPrecedes(rebuiltItems[r].key) ? -1 : (liveItems[l].key == rebuiltItems[r].key ? 0 : 1)
+            } else {
+                order = l < liveItems.count ? -1 : 1
+            }
+            if order < 0 {
+                report.record(.init(kind: "unexpected", database: "search_items", key: readable(liveItems[l].key), detail: "indexed, but a rebuild from the log does not index it"))
+                l += 1
+                continue
+            }
+            if order > 0 {
+                report.record(.init(kind: "missing", database: "search_items", key: readable(rebuiltItems[r].key), detail: "a rebuild from the log indexes it"))
+                r += 1
+                continue
+            }
+            let key = readable(liveItems[l].key)
+            let docID = liveItems[l].docID
+            let liveDocument = try left.document(docID)
+            let rebuiltDocument = try right.document(rebuiltItems[r].docID)
+            if liveDocument == nil || liveDocument?.itemKey != liveItems[l].key {
+                report.record(.init(kind: "missing", database: "search_documents", key: key, detail: "document \(docID) of the item is missing or names another item"))
+            } else if try left.dead.isDead(docID) {
+                report.record(.init(kind: "dead-document", database: "search_deleted", key: key, detail: "the item's current document \(docID) is marked dead"))
+            } else if liveDocument?.length != rebuiltDocument?.length {
+                report.record(.init(kind: "different", database: "search_documents", key: key, detail: "document length \(liveDocument?.length ?? 0), a rebuild has \(rebuiltDocument?.length ?? 0)"))
+            }
+            l += 1
+            r += 1
+        }
+    }
+
+    private func compareTerms(into report: inout VerificationReport) throws {
+        var left = Side(live)
+        var right = Side(rebuilt)
+        var leftWalk = try TermWalk(tx: live.tx, database: live.databases.searchSegments, segments: try segments(of: live).map(\.id))
+        var rightWalk = try TermWalk(tx: rebuilt.tx, database: rebuilt.databases.searchSegments, segments: try segments(of: rebuilt).map(\.id))
+        var leftDocuments: [UInt32: [UInt8]] = [:]
+        var rightDocuments: [UInt32: [UInt8]] = [:]
+        var leftItems: [[UInt8]: UInt32] = [:]
+        for (key, docID) in try left.items() { leftItems[key] = docID }
+
+        func nextLive(_ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]]) throws
+            -> (term: [UInt8], postings: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)])?
+        {
+            while let (term, lists) = try walk.next() {
+                let postings = try side.postings(lists, documents: &documents)
+                if !postings.isEmpty { return (term, postings) }
+            }
+            return nil
+        }
+        var l = try nextLive(&leftWalk, &left, &leftDocuments)
+        var r = try nextLive(&rightWalk, &right, &rightDocuments)
+        while l != nil || r != nil {
+            report.entriesCompared += 1
+            let order: Int
+            if let l, let r {
+                order = l.term.lexicographicallyPrecedes(r.term) ? -1 : (l.term == r.term ? 0 : 1)
+            } else {
+                order = l != nil ? -1 : 1
+            }
+            if order < 0, let entry = l {
+                report.record(.init(kind: "unexpected", database: "search_segments", key: readableTerm(entry.term), detail: "\(entry.postings.count) live postings; a rebuild has none"))
+                l = try nextLive(&leftWalk, &left, &leftDocuments)
+                continue
+            }
+            if order > 0, let entry = r {
+                report.record(.init(kind: "missing", database: "search_segments", key: readableTerm(entry.term), detail: "a rebuild has \(entry.postings.count) live postings"))
+                r = try nextLive(&rightWalk, &right, &rightDocuments)
+                continue
+            }
+            let liveEntry = l!
+            let rebuiltEntry = r!
+            for posting in liveEntry.postings where leftItems[posting.item] != posting.docID {
+                report.record(.init(kind: "stale-posting", database: "search_segments", key: readableTerm(liveEntry.term), detail: "live posting of document \(posting.docID), which is not its item's current document"))
+                break
+            }
+            let same = liveEntry.postings.count == rebuiltEntry.postings.count
+                && zip(liveEntry.postings, rebuiltEntry.postings).allSatisfy {
+                    $0.item == $1.item && $0.frequency == $1.frequency && $0.length == $1.length
+                }
+            if !same {
+                report.record(.init(kind: "different", database: "search_segments", key: readableTerm(liveEntry.term), detail: "live postings differ from a rebuild (\(liveEntry.postings.count) against \(rebuiltEntry.postings.count))"))
+            }
+            l = try nextLive(&leftWalk, &left, &leftDocuments)
+            r = try nextLive(&rightWalk, &right, &rightDocuments)
+        }
+    }
+
+    private func segments(of side: (tx: ReadTransaction, databases: ProjectionDatabases)) throws -> [SegmentDirectory.Segment] {
+        try SegmentDirectory.load(tx: side.tx, state: side.databases.state).segments
+    }
+
+    /// Every key of `search_segments` belongs to a segment the directory knows.
+    private func checkSegments(into report: inout VerificationReport) throws {
+        let directory = try SegmentDirectory.load(tx: live.tx, state: live.databases.state)
+        var known = Set(directory.segments.map(\.id))
+        if let merge = directory.merge { known.insert(merge.output) }
+        for case .segment(let id) in directory.cleanup { known.insert(id) }
+        try live.tx.withCursor(on: live.databases.searchSegments) { cursor in
+            var entry = try cursor.first()
+            while let current = entry {
+                let id = try IndexKeys.segmentID(of: current.key)
+                if !known.contains(id) {
+                    report.record(.init(kind: "orphan-segment", database: "search_segments", key: "\(id)", detail: "keys of a segment the index directory does not know"))
+                }
+                guard id < UInt32.max else { return }
+                entry = try IndexKeys.segment(id + 1).withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            }
+        }
+    }
+
+    private func readable(_ key: [UInt8]) -> String {
+        key.withUnsafeBytes { readableKey("items", $0) }
+    }
+
+    private func readableTerm(_ term: [UInt8]) -> String {
+        guard let separator = term.firstIndex(of: 0) else { return String(decoding: term, as: UTF8.self) }
+        let collection = String(decoding: term[..<separator], as: UTF8.self)
+        var rest = term[(separator + 1)...]
+        var marker = ""
+        if rest.first == IndexKeys.tagMarker {
+            marker = "#"
+            rest = rest.dropFirst()
+        }
+        return "\(collection)/\(marker)\(String(decoding: rest, as: UTF8.self))"
+    }
+}

@@ -1,0 +1,140 @@
+import LMDB
+
+/// What one transaction changes in the search index, kept in memory and written at the
+/// checkpoint as one segment plus a few small updates:
+///
+/// 1. doc ids that died → one bitmap chunk each (`search_deleted`);
+/// 2. collection totals (`search_stats`);
+/// 3. each changed item's current doc id (`search_items`), in key order;
+/// 4. the new documents (`search_documents`), appended in doc-id order;
+/// 5. their postings, sorted by term, appended as a new segment (`search_segments`);
+/// 6. merge and clean-up work, bounded by a budget proportional to the postings written.
+///
+/// A document created and replaced within the transaction never reaches the disk.
+struct SearchIndexChanges {
+    private struct NewDocument {
+        var docID: UInt32
+        var collection: String
+        var itemKey: [UInt8]
+        var document: SearchIndexWriter.Document
+        var alive: Bool
+    }
+
+    private var directory: SegmentDirectory?
+    private var loadedDirectory: SegmentDirectory?
+    private var stats: [String: CollectionStats] = [:]
+    private var newDocuments: [NewDocument] = []
+    private var newByItem: [[UInt8]: Int] = [:]
+    private var dead: [UInt32] = []
+    /// Each changed item's doc id after the transaction; 0 for none.
+    private var itemDocs: [[UInt8]: UInt32] = [:]
+
+    /// Merge work allowed per posting written, and at least per commit that changed the index.
+    static let mergeWorkPerPosting = 8
+    static let minimumMergeWork = 256
+
+    private mutating func loadDirectory(tx: ReadTransaction, databases: ProjectionDatabases) throws -> SegmentDirectory {
+        if let directory { return directory }
+        let loaded = try SegmentDirectory.load(tx: tx, state: databases.state)
+        directory = loaded
+        loadedDirectory = loaded
+        return loaded
+    }
+
+    private mutating func adjustStats(
+        _ collection: String, documents: Int64, length: Int64, tx: ReadTransaction, databases: ProjectionDatabases
+    ) throws {
+        var current = try stats[collection] ?? CollectionStats.load(collection, tx: tx, db: databases.searchStats)
+        current.documents = UInt64(Int64(current.documents) + documents)
+        current.totalLength = UInt64(Int64(current.totalLength) + length)
+        stats[collection] = current
+    }
+
+    /// Marks the item's current document (if any) dead.
+    mutating func retire(itemKey: [UInt8], collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws {
+        if let index = newByItem.removeValue(forKey: itemKey) {
+            newDocuments[index].alive = false
+            itemDocs[itemKey] = 0
+            try adjustStats(collection, documents: -1, length: -Int64(newDocuments[index].document.length), tx: tx, databases: databases)
+            return
+        }
+        let current =
+            try itemDocs[itemKey]
+            ?? itemKey.withUnsafeBytes { key in
+                try tx.value(forKey: key, in: databases.searchItems).map { value -> UInt32 in
+                    guard value.count == 4 else { throw ByteReader.corrupt("search item entry") }
+                    return UInt32(bigEndian: value.loadUnaligned(as: UInt32.self))
+                }
+            } ?? 0
+        guard current != 0 else { return }
+        guard let stored = try IndexedDocument.load(current, tx: tx, database: databases.searchDocuments) else {
+            throw EventStoreError(.corrupt, "search index: document \(current) of an item is missing")
+        }
+        dead.append(current)
+        itemDocs[itemKey] = 0
+        try adjustStats(collection, documents: -1, length: -Int64(stored.length), tx: tx, databases: databases)
+    }
+
+    /// Adds `document` as the item's current version, under a new doc id.
+    mutating func add(
+        _ document: SearchIndexWriter.Document, itemKey: [UInt8], collection: String, tx: ReadTransaction,
+        databases: ProjectionDatabases
+    ) throws {
+        var directory = try loadDirectory(tx: tx, databases: databases)
+        let docID = try directory.allocateDocID()
+        self.directory = directory
+        newByItem[itemKey] = newDocuments.count
+        newDocuments.append(NewDocument(docID: docID, collection: collection, itemKey: itemKey, document: document, alive: true))
+        itemDocs[itemKey] = docID
+        try adjustStats(collection, documents: 1, length: Int64(document.length), tx: tx, databases: databases)
+    }
+
+    /// Writes everything and runs the merge work this commit pays for.
+    mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
+        guard directory != nil || !itemDocs.isEmpty || !stats.isEmpty else { return }
+        var directory = try loadDirectory(tx: tx, databases: databases)
+        if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.searchDeleted) }
+        for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.searchStats) }
+        for itemKey in itemDocs.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let docID = itemDocs[itemKey]!
+            if docID == 0 {
+                try tx.delete(itemKey, in: databases.searchItems)
+            } else {
+                try tx.put(IndexKeys.document(docID), forKey: itemKey, in: databases.searchItems)
+            }
+        }
+
+        let alive = newDocuments.filter(\.alive)
+        var postingsWritten = 0
+        if let first = alive.first, let last = alive.last {
+            var lists: [[UInt8]: [Posting]] = [:]
+            for entry in alive {
+                try tx.put(
+                    IndexedDocument(length: entry.document.length, itemKey: entry.itemKey).encoded(),
+                    forKey: IndexKeys.document(entry.docID), in: databases.searchDocuments, options: .append)
+                for (term, frequency) in entry.document.terms {
+                    lists[IndexKeys.term(collection: entry.collection, term: term), default: []].append(
+                        Posting(docID: entry.docID, frequency: frequency, length: entry.document.length))
+                }
+                for tag in entry.document.tags {
+                    lists[IndexKeys.tag(collection: entry.collection, tag: tag), default: []].append(
+                        Posting(docID: entry.docID, frequency: 0, length: 0))
+                }
+            }
+            let segment = try directory.allocateSegmentID()
+            var writer = ByteWriter(capacity: 256)
+            for term in lists.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let postings = lists[term]!
+                writer.bytes.removeAll(keepingCapacity: true)
+                PostingList.encode(postings, into: &writer)
+                try tx.put(writer.bytes, forKey: IndexKeys.segment(segment, term), in: databases.searchSegments, options: .append)
+                postingsWritten += postings.count
+            }
+            directory.segments.append(.init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
+        }
+        let budget = max(SearchIndexChanges.minimumMergeWork, postingsWritten * SearchIndexChanges.mergeWorkPerPosting)
+        try SegmentMerger(tx: tx, databases: databases).run(budget: budget, directory: &directory)
+        if directory != loadedDirectory { try directory.save(tx: tx, state: databases.state) }
+        self = SearchIndexChanges()
+    }
+}

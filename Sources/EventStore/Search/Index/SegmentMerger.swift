@@ -1,0 +1,118 @@
+import LMDB
+
+/// Merges segments and cleans up after merges, a bounded amount of work per commit.
+///
+/// A merge copies its inputs into a new segment term by term, in key order, dropping the
+/// postings of dead documents; it stops when the commit's budget is spent and resumes after the
+/// last term copied in a later commit. Until it completes, queries read the inputs and ignore
+/// the partial output. In the commit that copies the last term, the output replaces the inputs
+/// in the directory; deleting the inputs' keys and purging the dead entries of
+/// `search_documents` in the merged range follow, also under the budget. Every step is part of
+/// a write transaction, so a crash leaves the state of the last commit.
+///
+/// One unit of work is a posting copied, a key deleted or a document entry checked. A term is
+/// never split, so a commit can overrun its budget by one term's postings.
+struct SegmentMerger {
+    let tx: WriteTransaction
+    let databases: ProjectionDatabases
+
+    func run(budget: Int, directory: inout SegmentDirectory) throws {
+        var budget = budget
+        while budget > 0 {
+            if let work = directory.cleanup.first {
+                if let remaining = try clean(work, budget: &budget) {
+                    directory.cleanup[0] = remaining
+                } else {
+                    directory.cleanup.removeFirst()
+                }
+                continue
+            }
+            if directory.merge == nil {
+                guard let range = directory.nextMergeRange() else { return }
+                let output = try directory.allocateSegmentID()
+                directory.merge = .init(inputs: directory.segments[range].map(\.id), output: output, resumeAfter: nil, written: 0)
+            }
+            try step(&directory, budget: &budget)
+        }
+    }
+
+    /// Copies terms of the merge under way until the budget is spent or the merge completes.
+    private func step(_ directory: inout SegmentDirectory, budget: inout Int) throws {
+        guard var merge = directory.merge else { return }
+        var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+        var merged: [Posting] = []
+        var writer = ByteWriter(capacity: 256)
+        while budget > 0, let (term, lists) = try walk.next() {
+            merged.removeAll(keepingCapacity: true)
+            for (_, list) in lists {
+                try list.withUnsafeBytes { list in
+                    var decoder = try PostingList.Decoder(list)
+                    budget -= decoder.count
+                    while let posting = try decoder.next() {
+                if try dead.isDead(posting.docID) { continue }
+                        merged.append(posting)
+                    }
+                }
+            }
+            if !merged.isEmpty {
+                writer.bytes.removeAll(keepingCapacity: true)
+                PostingList.encode(merged, into: &writer)
+                try tx.put(writer.bytes, forKey: IndexKeys.segment(merge.output, term), in: databases.searchSegments)
+                merge.written += UInt64(merged.count)
+            }
+            merge.resumeAfter = term
+        }
+        guard walk.isAtEnd else {
+            directory.merge = merge
+            return
+        }
+        // Complete: the output takes the inputs' place.
+        guard let first = directory.segments.firstIndex(where: { $0.id == merge.inputs[0] }),
+            directory.segments.count >= first + merge.inputs.count,
+            directory.segments[first..<first + merge.inputs.count].map(\.id) == merge.inputs
+        else { throw EventStoreError(.corrupt, "search index: the merge's inputs are not adjacent live segments") }
+        let range = first..<first + merge.inputs.count
+        let firstDoc = directory.segments[range.lowerBound].firstDoc
+        let lastDoc = directory.segments[range.upperBound - 1].lastDoc
+        let output = SegmentDirectory.Segment(id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written)
+        directory.segments.replaceSubrange(range, with: merge.written > 0 ? [output] : [])
+        directory.cleanup.append(contentsOf: merge.inputs.map { .segment($0) })
+        directory.cleanup.append(.documents(from: firstDoc, through: lastDoc))
+        directory.merge = nil
+    }
+
+    /// Does part of one clean-up; returns what is left of it, or `nil` when it is done.
+    private func clean(_ work: SegmentDirectory.Cleanup, budget: inout Int) throws -> SegmentDirectory.Cleanup? {
+        switch work {
+        case .segment(let id):
+            let prefix = IndexKeys.segment(id)
+            return try tx.withWriteCursor(on: databases.searchSegments) { cursor in
+                while budget > 0 {
+                    guard let entry = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }), entry.key.starts(with: prefix)
+                    else { return nil }
+                    budget -= 1 + entry.value.count / 32
+                    try cursor.deleteCurrent()
+                }
+                return work
+            }
+        case .documents(let from, let through):
+            var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+            var next = UInt64(from)
+            try tx.withWriteCursor(on: databases.searchDocuments) { cursor in
+                while budget > 0 && next <= UInt64(through) {
+                    guard let entry = try IndexKeys.document(UInt32(next)).withUnsafeBytes({ try cursor.seek(atLeast: $0) }),
+                        case let docID = try IndexKeys.docID(of: entry.key), docID <= through
+                    else {
+                        next = UInt64(through) + 1
+                        break
+                    }
+                    budget -= 1
+                    if try dead.isDead(docID) { try cursor.deleteCurrent() }
+                    next = UInt64(docID) + 1
+                }
+            }
+            return next > UInt64(through) ? nil : .documents(from: UInt32(next), through: through)
+        }
+    }
+}

@@ -4,7 +4,8 @@
 #   Tools/Fuzz/run.sh [--short|--long|--seconds N] [--build-only] [target...]
 #
 # Targets: event-binary (binary event and item-state decoders), event-json (JSON parser and
-# event JSON form), tokenizer (search tokenizer). Default: all, 60 s each (--short: 10 s,
+# event JSON form), tokenizer (search tokenizer), segment (the search index's posting lists,
+# segment directory and document entries). Default: all, 60 s each (--short: 10 s,
 # --long: 600 s). Corpora live in Tools/Fuzz/Corpus/<target>/ (new inputs found are added to a
 # scratch copy, not to the repository). Crashes are written to .build-fuzz/artifacts/<target>/;
 # keep one as a regression test in Tests/ResilienceTests/FuzzRegressionTests.swift.
@@ -26,12 +27,12 @@ while [[ $# -gt 0 ]]; do
         --long) seconds=600 ;;
         --seconds) seconds="$2"; shift ;;
         --build-only) build_only=1 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) targets+=("$1") ;;
     esac
     shift
 done
-[[ ${#targets[@]} -eq 0 ]] && targets=(event-binary event-json tokenizer)
+[[ ${#targets[@]} -eq 0 ]] && targets=(event-binary event-json tokenizer segment)
 
 # Reuse the package's checkouts so the fuzz build needs no network.
 if [[ ! -d "$scratch/checkouts" && -d "$root/.build/checkouts" ]]; then

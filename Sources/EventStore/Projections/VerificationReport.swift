@@ -11,7 +11,7 @@ public struct VerificationReport: Sendable, Hashable {
         /// projection lacks), `unexpected` (the live projection has an entry the rebuild lacks),
         /// or `different` (both have it, bytes differ).
         public var kind: String
-        /// The database concerned (`events`, `items`, `search_postings`, …).
+        /// The database concerned (`events`, `items`, `search_segments`, …).
         public var database: String
         /// The entry's key, readable: `collection/item` for item keys, else hex.
         public var key: String

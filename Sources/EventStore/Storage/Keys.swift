@@ -22,7 +22,7 @@ enum Keys {
         return writer.bytes
     }
 
-    /// `items`, `search_docs`: collection, NUL, item id.
+    /// `items`, `search_items`: collection, NUL, item id.
     static func item(_ collection: String, _ item: String) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(collection.utf8.count + item.utf8.count + 1)

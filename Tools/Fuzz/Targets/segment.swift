@@ -1,0 +1,28 @@
+// libFuzzer target: the search index's stored formats — a term's posting list in a segment,
+// the segment directory, a document entry — on arbitrary bytes. Built by Tools/Fuzz/run.sh.
+@testable import EventStore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSegment(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    if let postings = try? PostingList.Decoder.decodeAll(bytes) {
+        precondition(!postings.isEmpty, "an empty posting list decoded")
+        precondition(zip(postings, postings.dropFirst()).allSatisfy { $0.docID < $1.docID }, "doc ids must grow")
+        let again = PostingList.encoded(postings).withUnsafeBytes { try? PostingList.Decoder.decodeAll($0) }
+        precondition(again == postings, "posting list round trip changed the postings")
+        precondition((try? PostingList.count(in: bytes)) == postings.count, "header count differs from the postings")
+    }
+    if let directory = try? SegmentDirectory(decoding: bytes) {
+        let again = directory.encoded().withUnsafeBytes { try? SegmentDirectory(decoding: $0) }
+        precondition(again == directory, "directory round trip changed it")
+        // The merge policy never picks a range outside the segments.
+        if let range = directory.nextMergeRange() {
+            precondition(range.lowerBound >= 0 && range.upperBound <= directory.segments.count && range.count >= 2)
+        }
+    }
+    if let document = try? IndexedDocument(decoding: bytes) {
+        let again = document.encoded().withUnsafeBytes { try? IndexedDocument(decoding: $0) }
+        precondition(again == document, "document entry round trip changed it")
+    }
+    return 0
+}

@@ -1,0 +1,126 @@
+import EventStore
+import EventStoreTestSupport
+import Foundation
+import Testing
+
+/// The tool uses the configuration a store records: `evstore verify` and `evstore rebuild` on a
+/// store written with custom search fields and a custom projection the tool does not have.
+@Suite("evstore and the store's own configuration")
+struct ConfigurationCommandTests {
+    /// Counts items per tag (a projection only the application registers).
+    struct TagCounts: Projection {
+        let name = "tag-counts"
+        let version = 3
+        let databases = ["counts"]
+
+        func apply(_ change: ProjectionChange, in context: ProjectionContext) throws {
+            let before = Set(change.before?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            let after = Set(change.after?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            for tag in after.subtracting(before) { try context.add(1, to: tag, in: "counts") }
+            for tag in before.subtracting(after) { try context.add(-1, to: tag, in: "counts") }
+        }
+    }
+
+    /// The application's configuration: tasks searchable by `title` and `notes`, a custom tag
+    /// field, and the projection.
+    static func application() -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.search.collections["tasks"] = [.init(name: "title", weight: 4), .init(name: "notes", weight: 1)]
+        configuration.search.defaultFields = [.init(name: "title", weight: 2), .init(name: "body", weight: 1)]
+        configuration.search.tagField = "labels"
+        configuration.projections = [TagCounts()]
+        return configuration
+    }
+
+    /// Writes a store with ``application()`` and closes it.
+    static func writeStore(at path: String) async throws {
+        let store = try Store.open(at: path, configuration: application())
+        defer { store.close() }
+        try await store.put("tasks", id: "t1", fields: ["title": "Groceries", "notes": "oat milk", "tags": ["home"]])
+        try await store.put("tasks", id: "t2", fields: ["title": "Milk the budget", "content": "post office"])
+        try await store.put("notes", id: "n1", fields: ["title": "Sync design", "body": "milk and cookies", "labels": ["work"], "tags": ["work"]])
+        try await store.put("notes", id: "n2", fields: ["title": "Review", "content": "milk"])
+        try await store.put("notes", id: "n3", fields: ["title": "Plan", "tags": ["work", "home"]])
+    }
+
+    static func tagCounts(_ store: Store) throws -> [String: Int64] {
+        let entries = try store.read { try $0.projectionEntries(projection: "tag-counts", database: "counts") }
+        return Dictionary(uniqueKeysWithValues: entries.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) })
+    }
+
+    static func searches(_ path: String) async throws -> [String] {
+        var outputs: [String] = []
+        for arguments in [["milk"], ["milk", "--collection", "tasks"], ["cookies"], ["sync", "--tag", "work"]] {
+            let result = try await EvstoreProcess.run(["search", path] + arguments + ["--format", "jsonl"])
+            #expect(result.status == 0, "\(result)")
+            outputs.append(result.stdout)
+        }
+        return outputs
+    }
+
+    @Test("verify and rebuild use the recorded search fields: no problems, the same search results")
+    func customSearchFields() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-configuration")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await Self.writeStore(at: path)
+
+        let before = try await Self.searches(path)
+        #expect(
+            JSONLines.objects(before[0]).count == 3, "milk: t1 (notes), t2 (title), n1 (body); not n2 (content is not searchable)")
+        #expect(before[2].contains("\"n1\""), "cookies is in n1's body")
+        #expect(before[3].contains("\"n1\""), "tag filters use the recorded tag field")
+
+        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        #expect(verify.status == 0, "\(verify)")
+        let summary = try #require(JSONLines.objects(verify).last)
+        #expect(JSONLines.int(summary, "problems") == 0, "\(verify)")
+
+        let rebuild = try await EvstoreProcess.run(["rebuild", path])
+        #expect(rebuild.status == 0, "\(rebuild)")
+        #expect(try await Self.searches(path) == before, "the rebuild indexes the recorded fields")
+        let again = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        #expect(again.status == 0, "\(again)")
+
+        // The application opens the rebuilt store as before: same configuration, same results.
+        let store = try Store.open(at: path, configuration: Self.application())
+        #expect(try store.search("cookies").map(\.item.id) == ["n1"])
+        store.close()
+    }
+
+    @Test("a custom projection the tool lacks is reported as skipped, and the application's next open restores it")
+    func skippedProjection() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-configuration")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await Self.writeStore(at: path)
+        let expected = try {
+            let store = try Store.open(at: path, configuration: Self.application())
+            defer { store.close() }
+            return try Self.tagCounts(store)
+        }()
+        #expect(expected == ["home": 2, "work": 2])
+
+        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        #expect(verify.status == 0, "a projection the tool cannot run is not a problem: \(verify)")
+        let summary = try #require(JSONLines.objects(verify).last)
+        #expect(summary["skipped"] as? [String] == ["tag-counts"], "\(verify)")
+        let table = try await EvstoreProcess.run(["verify", path, "--format", "table"])
+        #expect(table.stdout.contains("skipped custom projection tag-counts (version 3)"), "\(table)")
+
+        let rebuild = try await EvstoreProcess.run(["rebuild", path])
+        #expect(rebuild.status == 0, "\(rebuild)")
+        #expect(rebuild.stdout.contains("skipped custom projection tag-counts (version 3): not registered in evstore"), "\(rebuild)")
+        #expect(rebuild.stdout.contains("the application rebuilds it when it next opens the store"), "\(rebuild)")
+
+        let dump = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
+        let record = try #require(JSONLines.objects(dump).first { JSONLines.string($0, "key") == "store.configuration" })
+        #expect(JSONLines.string(record, "text")?.contains("tag-counts v3 (stale)") == true, "\(dump)")
+
+        let store = try Store.open(at: path, configuration: Self.application())
+        defer { store.close() }
+        #expect(try Self.tagCounts(store) == expected)
+        #expect(try store.read { try $0.configurationRecord() }?.projections.first?.isStale == false)
+        #expect(try store.verify().isConsistent)
+    }
+}

@@ -7,28 +7,14 @@ import Testing
 /// store written with custom search fields and a custom projection the tool does not have.
 @Suite("evstore and the store's own configuration")
 struct ConfigurationCommandTests {
-    /// Counts items per tag (a projection only the application registers).
-    struct TagCounts: Projection {
-        let name = "tag-counts"
-        let version = 3
-        let databases = ["counts"]
-
-        func apply(_ change: ProjectionChange, in context: ProjectionContext) throws {
-            let before = Set(change.before?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            let after = Set(change.after?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            for tag in after.subtracting(before) { try context.add(1, to: tag, in: "counts") }
-            for tag in before.subtracting(after) { try context.add(-1, to: tag, in: "counts") }
-        }
-    }
-
     /// The application's configuration: tasks searchable by `title` and `notes`, a custom tag
-    /// field, and the projection.
+    /// field, and the projection (the shared test fixture ``TagCounts``, at version 3).
     static func application() -> Store.Configuration {
         var configuration = Store.Configuration()
         configuration.search.collections["tasks"] = [.init(name: "title", weight: 4), .init(name: "notes", weight: 1)]
         configuration.search.defaultFields = [.init(name: "title", weight: 2), .init(name: "body", weight: 1)]
         configuration.search.tagField = "labels"
-        configuration.projections = [TagCounts()]
+        configuration.projections = [TagCounts(version: 3)]
         return configuration
     }
 
@@ -41,11 +27,6 @@ struct ConfigurationCommandTests {
         try await store.put("notes", id: "n1", fields: ["title": "Sync design", "body": "milk and cookies", "labels": ["work"], "tags": ["work"]])
         try await store.put("notes", id: "n2", fields: ["title": "Review", "content": "milk"])
         try await store.put("notes", id: "n3", fields: ["title": "Plan", "tags": ["work", "home"]])
-    }
-
-    static func tagCounts(_ store: Store) throws -> [String: Int64] {
-        let entries = try store.read { try $0.projectionEntries(projection: "tag-counts", database: "counts") }
-        return Dictionary(uniqueKeysWithValues: entries.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) })
     }
 
     static func searches(_ path: String) async throws -> [String] {
@@ -97,7 +78,7 @@ struct ConfigurationCommandTests {
         let expected = try {
             let store = try Store.open(at: path, configuration: Self.application())
             defer { store.close() }
-            return try Self.tagCounts(store)
+            return try TagCounts.stored(store)
         }()
         #expect(expected == ["home": 2, "work": 2])
 
@@ -119,7 +100,7 @@ struct ConfigurationCommandTests {
 
         let store = try Store.open(at: path, configuration: Self.application())
         defer { store.close() }
-        #expect(try Self.tagCounts(store) == expected)
+        #expect(try TagCounts.stored(store) == expected)
         #expect(try store.read { try $0.configurationRecord() }?.projections.first?.isStale == false)
         #expect(try store.verify().isConsistent)
     }

@@ -30,6 +30,23 @@ struct ConfigurationRecordTests {
         }
     }
 
+    /// A record written field by field: tokenizer 1, tag field `tags`, `defaultFields` in the
+    /// order given, no collections, no projections.
+    static func raw(defaultFields: [(name: String, weight: UInt64)]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(ConfigurationRecord.formatVersion)
+        writer.write(varint: 1)
+        writer.write(string: "tags")
+        writer.write(varint: defaultFields.count)
+        for field in defaultFields {
+            writer.write(string: field.name)
+            writer.write(varint: field.weight)
+        }
+        writer.write(varint: 0)
+        writer.write(varint: 0)
+        return writer.bytes
+    }
+
     // MARK: Encoding
 
     @Test func roundTripsAndIsCanonical() throws {
@@ -77,36 +94,16 @@ struct ConfigurationRecordTests {
         }
     }
 
-    @Test func trailingBytesNonCanonicalOrderAndBadValuesAreCorrupt() {
+    @Test func trailingBytesNonCanonicalOrderAndBadValuesAreCorrupt() throws {
         let bytes = Self.sample().encoded()
         #expect(Self.code { _ = try ConfigurationRecord(decoding: bytes + [0]) } == .corrupt)
         #expect(Self.code { _ = try ConfigurationRecord(decoding: [0]) } == .corrupt)
 
         // Default fields written unsorted: decodes to a valid value but not from canonical bytes.
-        var writer = ByteWriter()
-        writer.write(ConfigurationRecord.formatVersion)
-        writer.write(varint: 1)
-        writer.write(string: "tags")
-        writer.write(varint: 2)
-        writer.write(string: "title")
-        writer.write(varint: 3)
-        writer.write(string: "content")
-        writer.write(varint: 1)
-        writer.write(varint: 0)
-        writer.write(varint: 0)
-        #expect(Self.code { _ = try ConfigurationRecord(decoding: writer.bytes) } == .corrupt)
-
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 3), ("content", 1)])) } == .corrupt)
+        #expect(try ConfigurationRecord(decoding: Self.raw(defaultFields: [("content", 1), ("title", 3)])).search.defaultFields.count == 2)
         // A weight outside 1…100.
-        var weight = ByteWriter()
-        weight.write(ConfigurationRecord.formatVersion)
-        weight.write(varint: 1)
-        weight.write(string: "tags")
-        weight.write(varint: 1)
-        weight.write(string: "title")
-        weight.write(varint: 500)
-        weight.write(varint: 0)
-        weight.write(varint: 0)
-        #expect(Self.code { _ = try ConfigurationRecord(decoding: weight.bytes) } == .corrupt)
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 500)])) } == .corrupt)
 
         // Invalid UTF-8 in the tag field.
         #expect(Self.code { _ = try ConfigurationRecord(decoding: [1, 1, 2, 0xC3, 0x28, 0, 0, 0]) } == .corrupt)

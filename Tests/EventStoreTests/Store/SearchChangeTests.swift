@@ -29,6 +29,18 @@ struct SearchChangeTests {
         try await store.put("notes", id: "n1", fields: ["title": "Sync design", "tags": ["work"]])
     }
 
+    /// Creates a store in `directory` with `configuration`, writes ``writeTasks(_:)``, runs `then`
+    /// on it, and closes it.
+    static func makeStore(
+        in directory: TemporaryDirectory, _ configuration: Store.Configuration = custom(),
+        then: (Store) throws -> Void = { _ in }
+    ) async throws {
+        let store = try open(directory.path, configuration)
+        defer { store.close() }
+        try await writeTasks(store)
+        try then(store)
+    }
+
     static func ids(_ store: Store, _ text: String) throws -> [String] {
         try store.search(text, in: "tasks").map(\.item.id)
     }
@@ -69,11 +81,8 @@ struct SearchChangeTests {
     @Test func anOldStoreWithoutARecordGetsOneOnItsFirstWritableOpen() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
+        try await Self.makeStore(in: directory) { (store: Store) throws in
             try Self.overwriteRecord(store, with: nil)
-            store.close()
         }
         do {
             var readOnly = Self.custom()
@@ -100,11 +109,7 @@ struct SearchChangeTests {
     @Test func openingWithOtherFieldsFailsAndNamesTheDifference() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
-            store.close()
-        }
+        try await Self.makeStore(in: directory)
         let error = Self.code { _ = try Self.open(directory.path, F.configuration()) }
         #expect(error?.code == .configurationMismatch)
         #expect(error?.message.contains("collection \"tasks\"") == true, "\(String(describing: error))")
@@ -121,12 +126,9 @@ struct SearchChangeTests {
     @Test func aDeclaredReindexRecordsAndRebuildsWithTheNewFields() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
+        try await Self.makeStore(in: directory) { (store: Store) throws in
             #expect(try Self.ids(store, "milk") == ["t1"])
             #expect(try Self.ids(store, "office").isEmpty)
-            store.close()
         }
         var defaults = F.configuration()
         defaults.searchChange = .reindex
@@ -142,11 +144,7 @@ struct SearchChangeTests {
     @Test func readOnlyAndUseStoredOpensSearchWithTheRecordedConfiguration() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
-            store.close()
-        }
+        try await Self.makeStore(in: directory)
         for readOnly in [true, false] {
             var configuration = F.configuration()
             configuration.readOnly = readOnly
@@ -163,11 +161,8 @@ struct SearchChangeTests {
     @Test func aCorruptRecordIsAClearErrorThatAReindexRepairs() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
+        try await Self.makeStore(in: directory) { (store: Store) throws in
             try Self.overwriteRecord(store, with: [1, 9, 9, 9])
-            store.close()
         }
         for readOnly in [true, false] {
             var configuration = Self.custom()
@@ -185,13 +180,10 @@ struct SearchChangeTests {
     @Test func anotherTokenizerVersionIsRebuiltOnTheNextWritableOpen() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Self.open(directory.path, Self.custom())
-            try await Self.writeTasks(store)
+        try await Self.makeStore(in: directory) { (store: Store) throws in
             var old = try #require(try Self.record(store))
             old.tokenizerVersion = Tokenizer.version - 1
             try Self.overwriteRecord(store, with: old.encoded())
-            store.close()
         }
         let store = try Self.open(directory.path, Self.custom())
         defer { store.close() }
@@ -208,13 +200,10 @@ struct SearchChangeTests {
         var app = Self.custom()
         app.projections = [NotesPerTag()]
         var expected: [String: Int64] = [:]
-        do {
-            let store = try Self.open(directory.path, app)
-            try await Self.writeTasks(store)
+        try await Self.makeStore(in: directory, app) { (store: Store) throws in
             expected = try CustomProjectionTests.stored(store)
             #expect(!expected.isEmpty)
             #expect(try Self.record(store)?.projections == [ProjectionRecord(name: "notes-per-tag", version: 1, databases: ["counts"])])
-            store.close()
         }
         do {
             // A tool: the store's own configuration, without the application's projection.
@@ -246,11 +235,7 @@ struct SearchChangeTests {
         defer { directory.remove() }
         var app = Self.custom()
         app.projections = [NotesPerTag()]
-        do {
-            let store = try Self.open(directory.path, app)
-            try await Self.writeTasks(store)
-            store.close()
-        }
+        try await Self.makeStore(in: directory, app)
         do {
             let store = try Self.open(directory.path, Self.custom())
             #expect(try Self.record(store)?.projections == [])

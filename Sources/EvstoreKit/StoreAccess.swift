@@ -62,7 +62,14 @@ public enum StoreAccess {
         configuration.searchChange = .useStored
         CrashGuard.setContext(path)
         do {
-            return try Store.open(at: path, configuration: configuration)
+            let store = try Store.open(at: path, configuration: configuration)
+            if try store.read({ try $0.configurationRecord() }) == nil {
+                FileHandle.standardError.write(
+                    Data(
+                        ("evstore: note: \(path) records no configuration (it was made by an older version): the default "
+                            + "search fields are used; the application's next writable open records its own\n").utf8))
+            }
+            return store
         } catch let error as EventStoreError {
             // Errors from opening name the path already ("no store at …", "cannot open …: permission
             // denied"); others ("the store's metadata has no format version") get it here.

@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTestSupport
 import Foundation
+import LMDB
 import Testing
 
 /// The tool uses the configuration a store records: `evstore verify` and `evstore rebuild` on a
@@ -103,5 +104,30 @@ struct ConfigurationCommandTests {
         #expect(try TagCounts.stored(store) == expected)
         #expect(try store.read { try $0.configurationRecord() }?.projections.first?.isStale == false)
         #expect(try store.verify().isConsistent)
+    }
+
+    @Test("a store made before records existed: the tool says it uses the default fields, until the application records its own")
+    func storeWithoutARecord() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-configuration")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await Self.writeStore(at: path)
+        do {
+            let environment = try Environment.open(path: path)
+            try environment.write { tx in
+                let meta = try tx.openDatabase(named: "meta", options: [])
+                #expect(try tx.delete(Array("store.configuration".utf8), in: meta))
+            }
+        }
+        let before = try await EvstoreProcess.run(["search", path, "cookies", "--format", "jsonl"])
+        #expect(before.status == 0, "\(before)")
+        #expect(before.stderr.contains("records no configuration"), "\(before)")
+
+        let store = try Store.open(at: path, configuration: Self.application())
+        #expect(try store.read { try $0.configurationRecord() }?.search == Self.application().search.canonical)
+        store.close()
+        let after = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        #expect(after.status == 0, "\(after)")
+        #expect(after.stderr.isEmpty, "\(after)")
     }
 }

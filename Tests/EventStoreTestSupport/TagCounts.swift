@@ -29,6 +29,7 @@ public struct TagCounts: Projection {
     /// The counts the projection holds in `store`, by tag.
     public static func stored(_ store: Store) throws -> [String: Int64] {
         let entries = try store.read { try $0.projectionEntries(projection: "tag-counts", database: "counts") }
-        return Dictionary(uniqueKeysWithValues: entries.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) })
+        return Dictionary(
+            uniqueKeysWithValues: entries.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) })
     }
 }

@@ -25,7 +25,9 @@ struct ConfigurationCommandTests {
         defer { store.close() }
         try await store.put("tasks", id: "t1", fields: ["title": "Groceries", "notes": "oat milk", "tags": ["home"]])
         try await store.put("tasks", id: "t2", fields: ["title": "Milk the budget", "content": "post office"])
-        try await store.put("notes", id: "n1", fields: ["title": "Sync design", "body": "milk and cookies", "labels": ["work"], "tags": ["work"]])
+        try await store.put(
+            "notes", id: "n1",
+            fields: ["title": "Sync design", "body": "milk and cookies", "labels": ["work"], "tags": ["work"]])
         try await store.put("notes", id: "n2", fields: ["title": "Review", "content": "milk"])
         try await store.put("notes", id: "n3", fields: ["title": "Plan", "tags": ["work", "home"]])
     }
@@ -49,7 +51,8 @@ struct ConfigurationCommandTests {
 
         let before = try await Self.searches(path)
         #expect(
-            JSONLines.objects(before[0]).count == 3, "milk: t1 (notes), t2 (title), n1 (body); not n2 (content is not searchable)")
+            JSONLines.objects(before[0]).count == 3,
+            "milk: t1 (notes), t2 (title), n1 (body); not n2 (content is not searchable)")
         #expect(before[2].contains("\"n1\""), "cookies is in n1's body")
         #expect(before[3].contains("\"n1\""), "tag filters use the recorded tag field")
 
@@ -92,11 +95,14 @@ struct ConfigurationCommandTests {
 
         let rebuild = try await EvstoreProcess.run(["rebuild", path])
         #expect(rebuild.status == 0, "\(rebuild)")
-        #expect(rebuild.stdout.contains("skipped custom projection tag-counts (version 3): not registered in evstore"), "\(rebuild)")
+        #expect(
+            rebuild.stdout.contains("skipped custom projection tag-counts (version 3): not registered in evstore"),
+            "\(rebuild)")
         #expect(rebuild.stdout.contains("the application rebuilds it when it next opens the store"), "\(rebuild)")
 
         let dump = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
-        let record = try #require(JSONLines.objects(dump).first { JSONLines.string($0, "key") == "store.configuration" })
+        let record = try #require(
+            JSONLines.objects(dump).first { JSONLines.string($0, "key") == "store.configuration" })
         #expect(JSONLines.string(record, "text")?.contains("tag-counts v3 (stale)") == true, "\(dump)")
 
         let store = try Store.open(at: path, configuration: Self.application())
@@ -106,7 +112,9 @@ struct ConfigurationCommandTests {
         #expect(try store.verify().isConsistent)
     }
 
-    @Test("a store made before records existed: the tool says it uses the default fields, until the application records its own")
+    @Test(
+        "a store made before records existed: the tool says it uses the default fields, until the application records its own"
+    )
     func storeWithoutARecord() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-configuration")
         defer { directory.remove() }

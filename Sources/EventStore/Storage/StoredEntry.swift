@@ -73,10 +73,13 @@ package enum StoredEntry: Sendable, Hashable {
             self = .nextDocument(try StoredEntry.unsigned(value, key))
         } else if utf8.starts(with: countPrefix) {
             guard value.count == 8 else { throw StoredEntry.corrupt(key, value) }
-            self = .itemCount(collection: String(decoding: utf8.dropFirst(countPrefix.count), as: UTF8.self), count: Counter.decode(value))
+            self = .itemCount(
+                collection: String(decoding: utf8.dropFirst(countPrefix.count), as: UTF8.self),
+                count: Counter.decode(value))
         } else if utf8.starts(with: versionPrefix) {
             self = .projectionVersion(
-                name: String(decoding: utf8.dropFirst(versionPrefix.count), as: UTF8.self), version: try StoredEntry.uint64(value, key))
+                name: String(decoding: utf8.dropFirst(versionPrefix.count), as: UTF8.self),
+                version: try StoredEntry.uint64(value, key))
         } else {
             return nil
         }

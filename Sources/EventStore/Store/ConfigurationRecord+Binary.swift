@@ -59,7 +59,8 @@ extension ConfigurationRecord {
                 if format > ConfigurationRecord.formatVersion {
                     throw EventStoreError(
                         .unsupportedFormat,
-                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.formatVersion)")
+                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.formatVersion)"
+                    )
                 }
                 throw EventStoreError(.corrupt, "configuration record of unknown format \(format)")
             }
@@ -78,8 +79,11 @@ extension ConfigurationRecord {
                 let version = Int(truncatingIfNeeded: Int64(bitPattern: try reader.readVarint()))
                 let databases = try (0..<(try reader.readCount())).map { _ in try reader.readString() }
                 let flags = try reader.readByte()
-                guard flags <= 1 else { throw EventStoreError(.corrupt, "configuration record: projection flags \(flags)") }
-                projections.append(ProjectionRecord(name: name, version: version, databases: databases, isStale: flags == 1))
+                guard flags <= 1 else {
+                    throw EventStoreError(.corrupt, "configuration record: projection flags \(flags)")
+                }
+                projections.append(
+                    ProjectionRecord(name: name, version: version, databases: databases, isStale: flags == 1))
             }
             guard reader.isAtEnd else {
                 throw EventStoreError(.corrupt, "configuration record: \(reader.remaining) bytes after the end")

@@ -109,7 +109,8 @@ extension SearchConfiguration {
         }
         if recorded.defaultFields != opening.defaultFields {
             differences.append(
-                "default fields: recorded \(Self.describe(recorded.defaultFields)), opening \(Self.describe(opening.defaultFields))")
+                "default fields: recorded \(Self.describe(recorded.defaultFields)), opening \(Self.describe(opening.defaultFields))"
+            )
         }
         let names = Set(recorded.collections.keys).union(opening.collections.keys).sorted()
         for name in names where recorded.fields(for: name) != opening.fields(for: name) {

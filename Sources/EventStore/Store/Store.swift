@@ -95,7 +95,7 @@ public final class Store: @unchecked Sendable {
             metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
         if bootstrap.needsRebuild && !configuration.readOnly {
             logger.info(
-                "projections out of date (search configuration, tokenizer or custom projections changed, or stamps restamped); rebuilding",
+                "projections out of date (configuration or custom projections changed, or stamps restamped); rebuilding",
                 metadata: ["path": "\(path)"])
             try rebuildProjections()
         }

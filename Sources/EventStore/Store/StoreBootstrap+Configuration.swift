@@ -45,7 +45,8 @@ extension StoreBootstrap {
         }
         guard let record else {
             if let writable, configuration.searchChange != .useStored {
-                try Meta.setConfigurationRecord(writable, schema.meta, ConfigurationRecord(configuration: configuration))
+                try Meta.setConfigurationRecord(
+                    writable, schema.meta, ConfigurationRecord(configuration: configuration))
             }
             return ConfigurationOutcome(search: configuration.search, needsRebuild: false)
         }
@@ -69,10 +70,12 @@ extension StoreBootstrap {
         var projections = configuration.projections.map { ProjectionRecord($0) }
         for recorded in record.projections where !registered.contains(recorded.name) {
             if configuration.searchChange == .useStored {
-                projections.append(ProjectionRecord(
-                    name: recorded.name, version: recorded.version, databases: recorded.databases, isStale: true))
+                projections.append(
+                    ProjectionRecord(
+                        name: recorded.name, version: recorded.version, databases: recorded.databases, isStale: true))
             } else {
-                _ = try writable.delete(ProjectionWriter.versionKey(recorded.name), in: schema.generations[generation].state)
+                _ = try writable.delete(
+                    ProjectionWriter.versionKey(recorded.name), in: schema.generations[generation].state)
             }
         }
         if record.projections.contains(where: { $0.isStale && registered.contains($0.name) }) { rebuild = true }

@@ -32,7 +32,9 @@ extension Dump {
     public static func metaEntries(_ store: Store) throws -> [MetaEntry] {
         try store.read { reader in
             let generation = try reader.activeGeneration()
-            let meta = try reader.allMetadata().map { MetaDecoder.decode(database: "meta", key: $0.key, bytes: $0.value) }
+            let meta = try reader.allMetadata().map {
+                MetaDecoder.decode(database: "meta", key: $0.key, bytes: $0.value)
+            }
             let state = try reader.projectionState().map {
                 MetaDecoder.decode(database: "g\(generation).state", key: $0.key, bytes: $0.value)
             }
@@ -67,32 +69,41 @@ enum MetaDecoder {
         }
         func raw(_ about: String) -> MetaEntry {
             if let text = printable(bytes) { return entry(.string(text), text, about) }
-            if bytes.count == 8, let number = uint(bytes) { return entry(.int(Int64(clamping: number)), "\(number)", about) }
+            if bytes.count == 8, let number = uint(bytes) {
+                return entry(.int(Int64(clamping: number)), "\(number)", about)
+            }
             return entry(.string(hex(bytes)), "0x" + hex(bytes), about)
         }
         func engine(_ stored: StoredEntry) -> MetaEntry {
             switch stored {
-            case .formatVersion(let version): return entry(.int(Int64(clamping: version)), "\(version)", "store format version")
+            case .formatVersion(let version):
+                return entry(.int(Int64(clamping: version)), "\(version)", "store format version")
             case .replicaID(let id):
                 return entry(.string(hex(bytes)), "\(id)", "this replica's id (the origin of its events)")
             case .clock(let stamp):
                 return entry(.string(String(stamp.rawValue)), Rendering.stamp(stamp), "clock: the greatest stamp seen")
             case .originSequence(let sequence):
-                return entry(.int(Int64(clamping: sequence)), "\(sequence)", "the last sequence this replica gave an event")
+                return entry(
+                    .int(Int64(clamping: sequence)), "\(sequence)", "the last sequence this replica gave an event")
             case .generation(let generation):
-                return entry(.int(Int64(clamping: generation)), "\(generation)", "active projection generation (g0.* or g1.*)")
+                return entry(
+                    .int(Int64(clamping: generation)), "\(generation)", "active projection generation (g0.* or g1.*)")
             case .created(let milliseconds):
                 let text = String(Rendering.stamp(HLCTimestamp(physical: milliseconds, logical: 0)).dropLast(2))
                 return entry(.int(Int64(clamping: milliseconds)), text, "creation time (ms since 1970)")
             case .retiredReplicas(let ids):
                 let texts = ids.map(\.description)
-                return entry(.array(texts.map(Value.string)), texts.joined(separator: " "), "replica ids this store wrote under before")
+                return entry(
+                    .array(texts.map(Value.string)), texts.joined(separator: " "),
+                    "replica ids this store wrote under before")
             case .rebuildNeeded:
                 return raw("projections to rebuild (events were restamped, or the configuration changed)")
             case .configuration(let record):
                 return entry(record.json, record.text, "the configuration the projections are built with")
             case .appliedThrough(let seq):
-                return entry(.int(Int64(clamping: seq)), "\(seq)", "checkpoint: the projections have applied the log through this seq")
+                return entry(
+                    .int(Int64(clamping: seq)), "\(seq)",
+                    "checkpoint: the projections have applied the log through this seq")
             case .nextDocument(let next):
                 return entry(.int(Int64(clamping: next)), "\(next)", "search index: the next document number")
             case .itemCount(let collection, let count):
@@ -112,15 +123,21 @@ enum MetaDecoder {
                 return entry(.string(text), text, "server: this store's epoch")
             }
             if key.hasPrefix(SyncCursor.keyPrefix) {
-                guard let cursor = try? SyncCursor(decoding: bytes) else { return raw("sync cursor that does not decode") }
+                guard let cursor = try? SyncCursor(decoding: bytes) else {
+                    return raw("sync cursor that does not decode")
+                }
                 return entry(cursor.json, cursor.text, "sync cursor: how far this replica synced with that server")
             }
-            if key.hasPrefix(SyncService.originKeyPrefix) { return number("server: the last sequence received from that replica") }
+            if key.hasPrefix(SyncService.originKeyPrefix) {
+                return number("server: the last sequence received from that replica")
+            }
             if key.hasPrefix(SyncService.ownerKeyPrefix) {
                 let text = String(decoding: bytes, as: UTF8.self)
                 return entry(.string(text), text, "server: the credential that owns that replica id")
             }
-            if key.hasPrefix(SyncService.declaredKeyPrefix) { return raw("server: what that replica's owner holds, in this epoch") }
+            if key.hasPrefix(SyncService.declaredKeyPrefix) {
+                return raw("server: what that replica's owner holds, in this epoch")
+            }
             return raw(key.hasPrefix(StoredEntry.metaPrefix) ? "engine entry" : "application entry")
         }
         do {
@@ -193,12 +210,16 @@ extension ConfigurationRecord {
     var text: String {
         let fields = SearchConfiguration.describe
         var parts = ["search " + fields(search.defaultFields)]
-        for name in search.collections.keys.sorted() { parts.append("\(name): " + fields(search.collections[name] ?? [])) }
+        for name in search.collections.keys.sorted() {
+            parts.append("\(name): " + fields(search.collections[name] ?? []))
+        }
         parts.append("tags from \(search.tagField)")
         parts.append("tokenizer \(tokenizerVersion)")
         if !projections.isEmpty {
             parts.append(
-                "projections " + projections.map { "\($0.name) v\($0.version)" + ($0.isStale ? " (stale)" : "") }.joined(separator: ", "))
+                "projections "
+                    + projections.map { "\($0.name) v\($0.version)" + ($0.isStale ? " (stale)" : "") }.joined(
+                        separator: ", "))
         }
         return parts.joined(separator: "; ")
     }

@@ -17,7 +17,9 @@ extension Inspect {
     /// rebuilt here. Their data is left to the application: the open that preceded this rebuild
     /// marked them stale (``EventStore/ProjectionRecord/isStale``), and the application's next
     /// open rebuilds them.
-    public static func rebuild(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) async throws -> Rebuild {
+    public static func rebuild(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) async throws
+        -> Rebuild
+    {
         try await store.rebuildProjections(progress: progress)
         let (head, skipped) = try store.read { reader in (try reader.head(), try reader.unregisteredProjections()) }
         return Rebuild(events: head, skippedProjections: skipped)

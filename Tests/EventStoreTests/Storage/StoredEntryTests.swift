@@ -30,8 +30,13 @@ struct StoredEntryTests {
             #expect(decoded["store.configuration"] == .configuration(ConfigurationRecord(configuration: configuration)))
             #expect(decoded["applied-through"] == .appliedThrough(2))
             #expect(decoded["count.notes"] == .itemCount(collection: "notes", count: 2))
-            #expect(decoded["projection-version.notes-per-tag"] == .projectionVersion(name: "notes-per-tag", version: 1))
-            if case .nextDocument(let next) = decoded["search.next-doc"] { #expect(next == 3) } else { Issue.record("search.next-doc") }
+            #expect(
+                decoded["projection-version.notes-per-tag"] == .projectionVersion(name: "notes-per-tag", version: 1))
+            if case .nextDocument(let next) = decoded["search.next-doc"] {
+                #expect(next == 3)
+            } else {
+                Issue.record("search.next-doc")
+            }
         }
     }
 

@@ -82,7 +82,11 @@ struct ConfigurationRecordTests {
         let differences = recorded.differences(from: opening)
         #expect(differences.count == 2, "\(differences)")
         #expect(differences.contains("tag field: recorded \"labels\", opening \"tags\""))
-        #expect(differences.contains { $0.hasPrefix("collection \"tasks\": recorded notes×1 title×4, opening") && $0.hasSuffix("(the default fields)") })
+        #expect(
+            differences.contains {
+                $0.hasPrefix("collection \"tasks\": recorded notes×1 title×4, opening")
+                    && $0.hasSuffix("(the default fields)")
+            })
     }
 
     // MARK: Bad bytes
@@ -90,7 +94,9 @@ struct ConfigurationRecordTests {
     @Test func everyTruncationIsCorrupt() {
         let bytes = Self.sample().encoded()
         for count in 0..<bytes.count {
-            #expect(Self.code { _ = try ConfigurationRecord(decoding: Array(bytes.prefix(count))) } == .corrupt, "\(count) bytes")
+            #expect(
+                Self.code { _ = try ConfigurationRecord(decoding: Array(bytes.prefix(count))) } == .corrupt,
+                "\(count) bytes")
         }
     }
 
@@ -100,10 +106,16 @@ struct ConfigurationRecordTests {
         #expect(Self.code { _ = try ConfigurationRecord(decoding: [0]) } == .corrupt)
 
         // Default fields written unsorted: decodes to a valid value but not from canonical bytes.
-        #expect(Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 3), ("content", 1)])) } == .corrupt)
-        #expect(try ConfigurationRecord(decoding: Self.raw(defaultFields: [("content", 1), ("title", 3)])).search.defaultFields.count == 2)
+        #expect(
+            Self.code {
+                _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 3), ("content", 1)]))
+            } == .corrupt)
+        #expect(
+            try ConfigurationRecord(decoding: Self.raw(defaultFields: [("content", 1), ("title", 3)])).search
+                .defaultFields.count == 2)
         // A weight outside 1…100.
-        #expect(Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 500)])) } == .corrupt)
+        #expect(
+            Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 500)])) } == .corrupt)
 
         // Invalid UTF-8 in the tag field.
         #expect(Self.code { _ = try ConfigurationRecord(decoding: [1, 1, 2, 0xC3, 0x28, 0, 0, 0]) } == .corrupt)
@@ -126,7 +138,9 @@ struct ConfigurationRecordTests {
         for _ in 0..<2_000 {
             var bytes: [UInt8]
             if Bool.random(using: &random) {
-                bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             } else {
                 bytes = valid
                 for _ in 0..<Int.random(in: 1...4, using: &random) {

@@ -53,7 +53,11 @@ struct SearchChangeTests {
     static func overwriteRecord(_ store: Store, with bytes: [UInt8]?) throws {
         try store.environment.write { tx in
             let key = Array(Meta.configuration.utf8)
-            if let bytes { try tx.put(bytes, forKey: key, in: store.schema.meta) } else { _ = try tx.delete(key, in: store.schema.meta) }
+            if let bytes {
+                try tx.put(bytes, forKey: key, in: store.schema.meta)
+            } else {
+                _ = try tx.delete(key, in: store.schema.meta)
+            }
         }
     }
 
@@ -203,7 +207,10 @@ struct SearchChangeTests {
         try await Self.makeStore(in: directory, app) { (store: Store) throws in
             expected = try CustomProjectionTests.stored(store)
             #expect(!expected.isEmpty)
-            #expect(try Self.record(store)?.projections == [ProjectionRecord(name: "notes-per-tag", version: 1, databases: ["counts"])])
+            #expect(
+                try Self.record(store)?.projections == [
+                    ProjectionRecord(name: "notes-per-tag", version: 1, databases: ["counts"])
+                ])
         }
         do {
             // A tool: the store's own configuration, without the application's projection.

@@ -4,7 +4,8 @@ import Foundation
 /// Opening stores for the tool: read-only for inspection, writable for changes, with one clear
 /// line when the path is missing, not a store, or damaged.
 public enum StoreAccess {
-    /// Opens an existing store read-only, creating nothing.
+    /// Opens an existing store read-only, creating nothing, with the configuration it records
+    /// (``EventStore/Store/SearchChange/useStored``).
     ///
     /// LMDB gives each reader a consistent snapshot, so this works while another process writes
     /// the store; the tool never takes the writer lock. A store whose directory this user may not
@@ -26,6 +27,11 @@ public enum StoreAccess {
     }
 
     /// Opens a store for writing; `create` allows a new one (a missing or empty directory).
+    ///
+    /// Like ``openReadOnly(_:)``, it uses the configuration the store records
+    /// (``EventStore/Store/SearchChange/useStored``): a rebuild indexes the fields the store was
+    /// built with, and custom projections the tool cannot run are marked stale for the
+    /// application to rebuild (see ``EventStore/ProjectionRecord/isStale``).
     public static func openWritable(_ path: String, create: Bool = false) throws -> Store {
         try open(path, readOnly: false, create: create)
     }
@@ -52,9 +58,18 @@ public enum StoreAccess {
         }
         var configuration = Store.Configuration()
         configuration.readOnly = readOnly
+        // The store's own search configuration, whatever this process's defaults are.
+        configuration.searchChange = .useStored
         CrashGuard.setContext(path)
         do {
-            return try Store.open(at: path, configuration: configuration)
+            let store = try Store.open(at: path, configuration: configuration)
+            if try store.read({ try $0.configurationRecord() }) == nil {
+                FileHandle.standardError.write(
+                    Data(
+                        ("evstore: note: \(path) records no configuration (it was made by an older version): the default "
+                            + "search fields are used; the application's next writable open records its own\n").utf8))
+            }
+            return store
         } catch let error as EventStoreError {
             // Errors from opening name the path already ("no store at …", "cannot open …: permission
             // denied"); others ("the store's metadata has no format version") get it here.

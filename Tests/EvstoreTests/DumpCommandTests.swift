@@ -149,6 +149,13 @@ struct DumpCommandTests {
         #expect(meta["meta/store.origin-seq"].flatMap { JSONLines.int($0, "value") } == 7, "A gave seven events")
         #expect(meta["meta/store.hlc"].flatMap { JSONLines.string($0, "value") } == String(fixture.events[7].hlc.rawValue))
         #expect(meta["g0.state/applied-through"].flatMap { JSONLines.int($0, "value") } == 8)
+        let configuration = try #require(meta["meta/store.configuration"].flatMap { JSONLines.object($0, "value") })
+        #expect(JSONLines.keys(configuration) == ["collections", "defaultFields", "projections", "tagField", "tokenizer"])
+        #expect(JSONLines.string(configuration, "tagField") == "tags")
+        #expect((configuration["defaultFields"] as? [[String: Any]])?.compactMap { JSONLines.string($0, "name") } == ["content", "tags", "title"])
+        #expect(
+            meta["meta/store.configuration"].flatMap { JSONLines.string($0, "text") }
+                == "search content×1 tags×2 title×3; tags from tags; tokenizer 1")
 
         let table = try await EvstoreProcess.run(["dump", fixture.path, "--meta", "--format", "table"])
         #expect(table.status == 0, "\(table)")

@@ -6,7 +6,14 @@ extension EvstoreCommand {
     struct Rebuild: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild items, history, conflicts and the search index from the log.",
-            discussion: "Example:\n  evstore rebuild ./store")
+            discussion: """
+                The store's own recorded configuration (search fields, weights) is used. Custom
+                projections of the application are not known to evstore: they are named as skipped,
+                and the application rebuilds them when it next opens the store.
+
+                Example:
+                  evstore rebuild ./store
+                """)
 
         @OptionGroup var options: StoreOptions
 
@@ -14,9 +21,9 @@ extension EvstoreCommand {
             try await runTool {
                 let store = try StoreAccess.openWritable(options.store)
                 let bar = ProgressBar("rebuild")
-                try await store.rebuildProjections { bar.update($0.processed, of: $0.total) }
+                let rebuild = try await Inspect.rebuild(store: store) { bar.update($0.processed, of: $0.total) }
                 bar.finish()
-                print("rebuilt the projections from \(try store.head()) events")
+                Inspect.printRebuild(rebuild, output: .standard)
             }
         }
     }

@@ -18,6 +18,7 @@ extension Store {
     public func verify(progress: (@Sendable (Progress) -> Void)? = nil) throws -> VerificationReport {
         var report = VerificationReport()
         try read { reader in
+            report.skippedProjections = try reader.unregisteredProjections()
             let head = try reader.head()
             try checkLog(reader, into: &report)
             guard report.isConsistent else {

@@ -38,6 +38,10 @@ public struct VerificationReport: Sendable, Hashable {
     public var problems: [Problem] = []
     /// Whether more problems existed than were recorded.
     public var truncated = false
+    /// Custom projections the store records but this process does not register, so their data
+    /// was not compared (``StoreReader/unregisteredProjections()``). They do not make the report
+    /// inconsistent; verify them from the application that registers them.
+    public var skippedProjections: [ProjectionRecord] = []
 
     /// The most problems recorded.
     public static let maxProblems = 1_000

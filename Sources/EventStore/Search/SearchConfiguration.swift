@@ -8,7 +8,10 @@
 /// search.collections["tasks"] = [.init(name: "title", weight: 4), .init(name: "notes", weight: 1)]
 /// ```
 ///
-/// Changing the configuration of an existing store requires ``Store/rebuildProjections(progress:)``.
+/// A store records the configuration it is built with (``ConfigurationRecord``). Opening it for
+/// writing with another one fails unless the change is declared with
+/// ``Store/SearchChange/reindex``, which records it and rebuilds the projections; see
+/// ``Store/Configuration/searchChange``.
 public struct SearchConfiguration: Sendable, Hashable {
     /// A searchable field and its weight.
     public struct Field: Sendable, Hashable {

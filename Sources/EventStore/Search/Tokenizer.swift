@@ -46,6 +46,15 @@ package struct Tokenizer: Sendable {
     /// when queried alike (an index key must stay under LMDB's 511-byte key limit).
     package static let maxTagBytes = 256
 
+    /// The version of the tokenizer's output, recorded with each store's configuration
+    /// (``ConfigurationRecord/tokenizerVersion``).
+    ///
+    /// **Bump it with any change that makes ``indexTerms(in:)``, ``queryTerms(in:)`` or
+    /// ``normalizeTag(_:)`` give other terms for some text** (folding tables, word breaks, bigram
+    /// rules, ``maxTermBytes``, ``maxTagBytes``): a store indexed by another version is rebuilt when
+    /// it is next opened for writing, since its index no longer matches what queries look up.
+    package static let version = 1
+
     /// Creates a tokenizer; it has no state, so one can be shared freely.
     package init() {}
 

@@ -53,6 +53,10 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
         public static let diskFull = Code("disk-full")
         /// A projection is misconfigured or failed.
         public static let projection = Code("projection")
+        /// The store records another search configuration than the one it is opened with (see
+        /// ``Store/SearchChange``): declare the change with ``Store/SearchChange/reindex``, open
+        /// with the store's own (``Store/SearchChange/useStored``), or restore the previous one.
+        public static let configurationMismatch = Code("configuration-mismatch")
         /// The item or event does not exist.
         public static let notFound = Code("not-found")
         /// A received event carries an id the log already holds for an event with other content

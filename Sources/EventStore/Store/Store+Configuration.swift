@@ -35,7 +35,16 @@ extension Store {
         /// The most events one group commit gathers from concurrent writers.
         public var groupCommitMaxEvents: Int = 20_000
         /// Which fields are searchable, with which weights.
+        ///
+        /// The store records the configuration it was created with (``ConfigurationRecord``);
+        /// opening it for writing with another one follows ``searchChange``. After the open,
+        /// ``Store/configuration`` holds the search configuration in effect: the recorded one for
+        /// read-only opens and ``SearchChange/useStored``.
         public var search = SearchConfiguration()
+        /// What an open does when ``search`` differs from the configuration the store records:
+        /// fail (``SearchChange/refuse``, the default), re-index (``SearchChange/reindex``), or use
+        /// the store's own (``SearchChange/useStored``).
+        public var searchChange: SearchChange = .refuse
         /// Application projections, maintained in the same transaction as each append.
         public var projections: [any Projection] = []
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.

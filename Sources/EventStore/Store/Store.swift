@@ -20,7 +20,9 @@ import Synchronization
 public final class Store: @unchecked Sendable {
     /// The store's directory.
     public let path: String
-    /// The configuration the store was opened with.
+    /// The configuration the store was opened with, with the search configuration in effect:
+    /// the one the store records for read-only opens and ``SearchChange/useStored`` (see
+    /// ``ConfigurationRecord``).
     public let configuration: Configuration
     /// The replica id this store writes new events under: created with the store, and
     /// replaced only when the store finds that it reused ids it had already published (a
@@ -48,6 +50,9 @@ public final class Store: @unchecked Sendable {
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
     ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
+    ///   ``EventStoreError/Code/configurationMismatch`` (opened for writing with another search
+    ///   configuration than the store records; see ``Configuration/searchChange``),
+    ///   ``EventStoreError/Code/corrupt`` (a damaged configuration record),
     ///   ``EventStoreError/Code/permissionDenied`` (files this process may not read, or write
     ///   when writable), ``EventStoreError/Code/notFound`` (read-only, and the directory or its
     ///   `data.mdb` is missing), or ``EventStoreError/Code/diskFull`` (a store that could not be
@@ -71,9 +76,11 @@ public final class Store: @unchecked Sendable {
     private init(environment: Environment, configuration: Configuration) throws {
         self.environment = environment
         self.path = environment.path
-        self.configuration = configuration
         self.logger = configuration.logger
         let bootstrap = try StoreBootstrap.run(environment: environment, configuration: configuration)
+        var effective = configuration
+        effective.search = bootstrap.search
+        self.configuration = effective
         self.schema = bootstrap.schema
         self.identity = Mutex(bootstrap.replicaID)
         let stored = try environment.read { tx in try Meta.uint64(tx, bootstrap.schema.meta, Meta.hlc) ?? 0 }
@@ -88,7 +95,7 @@ public final class Store: @unchecked Sendable {
             metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
         if bootstrap.needsRebuild && !configuration.readOnly {
             logger.info(
-                "projections out of date (custom projection versions changed, stamps restamped, or the store format upgraded); rebuilding",
+                "projections out of date (configuration or custom projections changed, stamps restamped, or the store format upgraded); rebuilding",
                 metadata: ["path": "\(path)"])
             try rebuildProjections()
         }

@@ -6,6 +6,8 @@ struct StoreBootstrap {
     var replicaID: ReplicaID
     var created: Bool
     var needsRebuild: Bool
+    /// The search configuration in effect (see ``Store/SearchChange``).
+    var search: SearchConfiguration
 
     static func run(environment: Environment, configuration: Store.Configuration) throws -> StoreBootstrap {
         for projection in configuration.projections {
@@ -13,14 +15,16 @@ struct StoreBootstrap {
         }
         do {
             if configuration.readOnly {
-                return try environment.openDatabases { tx in try openExisting(tx, configuration: configuration) }
+                return try environment.openDatabases { tx in
+                    try openExisting(tx, configuration: configuration, path: environment.path)
+                }
             }
             return try environment.write { tx in
                 let main = try tx.openMainDatabase()
                 if try tx.count(of: main) == 0 {
                     return try create(tx, configuration: configuration)
                 }
-                return try openExisting(tx, configuration: configuration)
+                return try openExisting(tx, configuration: configuration, path: environment.path)
             }
         } catch let error as LMDBError {
             if error == .notFound {
@@ -41,12 +45,16 @@ struct StoreBootstrap {
         try Meta.setUInt64(tx, schema.meta, Meta.format, Meta.currentFormat)
         try Meta.setUInt64(tx, schema.meta, Meta.generation, 0)
         try Meta.setUInt64(tx, schema.meta, Meta.created, configuration.physicalClock())
+        try Meta.setConfigurationRecord(tx, schema.meta, ConfigurationRecord(configuration: configuration))
         let writerForProjections = ProjectionWriter(databases: schema.generations[0], configuration: configuration)
         try writerForProjections.checkpoint(through: 0, tx: tx)
-        return StoreBootstrap(schema: schema, replicaID: replica, created: true, needsRebuild: false)
+        return StoreBootstrap(
+            schema: schema, replicaID: replica, created: true, needsRebuild: false, search: configuration.search)
     }
 
-    private static func openExisting(_ tx: ReadTransaction, configuration: Store.Configuration) throws -> StoreBootstrap {
+    private static func openExisting(_ tx: ReadTransaction, configuration: Store.Configuration, path: String) throws
+        -> StoreBootstrap
+    {
         let meta = try tx.openDatabase(named: "meta")
         guard let format = try Meta.uint64(tx, meta, Meta.format) else {
             throw EventStoreError(.notAStore, "the store's metadata has no format version")
@@ -69,15 +77,18 @@ struct StoreBootstrap {
         let replica = try Meta.replicaID(tx, meta)
         // A rewrite of the log's stamps committed without the rebuild that follows it.
         var needsRebuild = try upgrades || Meta.rebuildIsNeeded(tx, meta)
+        let generation = try StoreReader.activeGeneration(tx, schema)
+        let recorded = try reconcile(tx, schema: schema, generation: generation, configuration: configuration, path: path)
+        needsRebuild = needsRebuild || recorded.needsRebuild
         if !configuration.projections.isEmpty {
-            let generation = try StoreReader.activeGeneration(tx, schema)
             for projection in configuration.projections {
                 let stored = try tx.value(
                     forKey: ProjectionWriter.versionKey(projection.name), in: schema.generations[generation].state)
                 if stored != Keys.seq(UInt64(projection.version)) { needsRebuild = true }
             }
         }
-        return StoreBootstrap(schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild)
+        return StoreBootstrap(
+            schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild, search: recorded.search)
     }
 
     /// Brings a store of an older format to the current one: drops the databases the current

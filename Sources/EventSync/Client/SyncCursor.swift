@@ -55,7 +55,7 @@ public struct SyncCursor: Sendable, Hashable {
     static let formatVersion: UInt8 = 2
 
     /// The prefix of every cursor's metadata key.
-    static let keyPrefix = "sync.remote."
+    package static let keyPrefix = "sync.remote."
 
     /// The metadata key for the remote `name` (long names are hashed to fit).
     static func key(for name: String) -> String {

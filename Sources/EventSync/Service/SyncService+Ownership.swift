@@ -3,7 +3,7 @@ import EventStore
 /// Replica ownership: which credential may push under which replica id.
 extension SyncService {
     /// The meta key prefix of replica owners (`sync.owner.<replica>` → credential id).
-    static let ownerKeyPrefix = "sync.owner."
+    package static let ownerKeyPrefix = "sync.owner."
 
     /// The highest origin sequence of `replica`'s events the store holds (0 for none).
     static func highWater(of replica: ReplicaID, in reader: StoreReader) throws -> UInt64 {
@@ -28,7 +28,7 @@ extension SyncService {
 
     /// The meta key prefix of owners' declarations (`sync.declared.<replica>` → the epoch, NUL,
     /// then the highest origin sequence the owner said it holds, 8 bytes big-endian).
-    static let declaredKeyPrefix = "sync.declared."
+    package static let declaredKeyPrefix = "sync.declared."
 
     /// Checks that `credential` may push the request (in the push's own transaction, so a refused
     /// push claims nothing):

@@ -64,9 +64,9 @@ public final class SyncService: Sendable {
     private let opening = Mutex(())
 
     /// The meta key of a store's epoch.
-    static let epochKey = "sync.epoch"
+    package static let epochKey = "sync.epoch"
     /// The meta key prefix of the per-origin high-water marks.
-    static let originKeyPrefix = "sync.origin."
+    package static let originKeyPrefix = "sync.origin."
 
     /// The projections a store needs for full continuity checks when it is served with
     /// ``serve(_:as:)`` (the service adds them to the stores it opens itself).

@@ -32,7 +32,9 @@ extension Dump {
     public static func metaEntries(_ store: Store) throws -> [MetaEntry] {
         try store.read { reader in
             let generation = try reader.activeGeneration()
-            let meta = try reader.allMetadata().map { MetaDecoder.decode(database: "meta", key: $0.key, bytes: $0.value) }
+            let meta = try reader.allMetadata().map {
+                MetaDecoder.decode(database: "meta", key: $0.key, bytes: $0.value)
+            }
             let state = try reader.projectionState().map {
                 MetaDecoder.decode(database: "g\(generation).state", key: $0.key, bytes: $0.value)
             }
@@ -53,7 +55,9 @@ extension Dump {
     }
 }
 
-/// Decodes the known metadata and state entries; anything else shows as text, a number or hex.
+/// Shows metadata and state entries: the engine's through ``EventStore/StoredEntry`` and the sync
+/// module's through its own key names and ``EventSync/SyncCursor`` decoder, so that a format
+/// change in either is a change here too; anything else shows as text, a number or hex.
 enum MetaDecoder {
     static func decode(database: String, key: String, bytes: [UInt8]) -> MetaEntry {
         func entry(_ value: Value, _ text: String, _ about: String) -> MetaEntry {
@@ -65,53 +69,87 @@ enum MetaDecoder {
         }
         func raw(_ about: String) -> MetaEntry {
             if let text = printable(bytes) { return entry(.string(text), text, about) }
-            if bytes.count == 8, let number = uint(bytes) { return entry(.int(Int64(clamping: number)), "\(number)", about) }
+            if bytes.count == 8, let number = uint(bytes) {
+                return entry(.int(Int64(clamping: number)), "\(number)", about)
+            }
             return entry(.string(hex(bytes)), "0x" + hex(bytes), about)
         }
-        if database == "meta" {
-            switch key {
-            case "store.format": return number("store format version")
-            case "store.replica":
-                guard bytes.count == 16 else { return raw("this replica's id") }
-                return entry(.string(hex(bytes)), hex(bytes), "this replica's id (the origin of its events)")
-            case "store.hlc":
-                guard let stamp = uint(bytes) else { return raw("hybrid logical clock") }
-                return entry(.string(String(stamp)), Rendering.stamp(HLCTimestamp(rawValue: stamp)), "clock: the greatest stamp seen")
-            case "store.origin-seq": return number("the last sequence this replica gave an event")
-            case "store.generation": return number("active projection generation (g0.* or g1.*)")
-            case "store.created":
-                guard let milliseconds = uint(bytes) else { return raw("creation time") }
+        func engine(_ stored: StoredEntry) -> MetaEntry {
+            switch stored {
+            case .formatVersion(let version):
+                return entry(.int(Int64(clamping: version)), "\(version)", "store format version")
+            case .replicaID(let id):
+                return entry(.string(hex(bytes)), "\(id)", "this replica's id (the origin of its events)")
+            case .clock(let stamp):
+                return entry(.string(String(stamp.rawValue)), Rendering.stamp(stamp), "clock: the greatest stamp seen")
+            case .originSequence(let sequence):
+                return entry(
+                    .int(Int64(clamping: sequence)), "\(sequence)", "the last sequence this replica gave an event")
+            case .generation(let generation):
+                return entry(
+                    .int(Int64(clamping: generation)), "\(generation)", "active projection generation (g0.* or g1.*)")
+            case .created(let milliseconds):
                 let text = String(Rendering.stamp(HLCTimestamp(physical: milliseconds, logical: 0)).dropLast(2))
                 return entry(.int(Int64(clamping: milliseconds)), text, "creation time (ms since 1970)")
-            case "store.retired-replicas":
-                guard bytes.count % 16 == 0 else { return raw("replica ids this store left") }
-                let ids = stride(from: 0, to: bytes.count, by: 16).map { hex(Array(bytes[$0..<($0 + 16)])) }
-                return entry(.array(ids.map(Value.string)), ids.joined(separator: " "), "replica ids this store wrote under before")
-            case "store.rebuild-needed": return raw("projections to rebuild (events were restamped)")
-            case "sync.epoch":
+            case .retiredReplicas(let ids):
+                let texts = ids.map(\.description)
+                return entry(
+                    .array(texts.map(Value.string)), texts.joined(separator: " "),
+                    "replica ids this store wrote under before")
+            case .rebuildNeeded:
+                return raw("projections to rebuild (events were restamped, or the configuration changed)")
+            case .configuration(let record):
+                return entry(record.json, record.text, "the configuration the projections are built with")
+            case .appliedThrough(let seq):
+                return entry(
+                    .int(Int64(clamping: seq)), "\(seq)",
+                    "checkpoint: the projections have applied the log through this seq")
+            case .searchIndex(let index):
+                let json: Value = .object([
+                    "nextDocument": .int(Int64(index.nextDocument)), "segments": .int(Int64(index.segments)),
+                    "postings": .int(Int64(clamping: index.postings)), "merging": .bool(index.merging),
+                    "cleanup": .int(Int64(index.cleanup)),
+                ])
+                return entry(json, index.text, "search index: live segments, merge and clean-up")
+            case .itemCount(let collection, let count):
+                return entry(.int(count), "\(count)", "items in collection \(collection)")
+            case .projectionVersion(_, let version):
+                return entry(.int(Int64(clamping: version)), "\(version)", "version of that projection")
+            }
+        }
+        if database == "meta" {
+            do {
+                if let stored = try StoredEntry(metaKey: key, value: bytes) { return engine(stored) }
+            } catch {
+                return raw("engine entry that does not decode (\(error))")
+            }
+            if key == SyncService.epochKey {
                 let text = String(decoding: bytes, as: UTF8.self)
                 return entry(.string(text), text, "server: this store's epoch")
-            default: break
             }
-            if key.hasPrefix("sync.remote.") {
-                guard let cursor = try? SyncCursor(decoding: bytes) else { return raw("sync cursor") }
+            if key.hasPrefix(SyncCursor.keyPrefix) {
+                guard let cursor = try? SyncCursor(decoding: bytes) else {
+                    return raw("sync cursor that does not decode")
+                }
                 return entry(cursor.json, cursor.text, "sync cursor: how far this replica synced with that server")
             }
-            if key.hasPrefix("sync.origin.") { return number("server: the last sequence received from that replica") }
-            if key.hasPrefix("sync.owner.") {
+            if key.hasPrefix(SyncService.originKeyPrefix) {
+                return number("server: the last sequence received from that replica")
+            }
+            if key.hasPrefix(SyncService.ownerKeyPrefix) {
                 let text = String(decoding: bytes, as: UTF8.self)
                 return entry(.string(text), text, "server: the credential that owns that replica id")
             }
-            if key.hasPrefix("sync.declared.") { return raw("server: what that replica's owner holds, in this epoch") }
-            return raw(key.hasPrefix("store.") ? "engine entry" : "application entry")
+            if key.hasPrefix(SyncService.declaredKeyPrefix) {
+                return raw("server: what that replica's owner holds, in this epoch")
+            }
+            return raw(key.hasPrefix(StoredEntry.metaPrefix) ? "engine entry" : "application entry")
         }
-        switch key {
-        case "applied-through": return number("checkpoint: the projections have applied the log through this seq")
-        case "search.next-doc": return number("search index: the next document number")
-        default: break
+        do {
+            if let stored = try StoredEntry(stateKey: key, value: bytes) { return engine(stored) }
+        } catch {
+            return raw("projection state that does not decode (\(error))")
         }
-        if key.hasPrefix("count.") { return number("items in collection \(key.dropFirst("count.".count))") }
-        if key.hasPrefix("projection-version.") { return number("version of that projection") }
         return raw("projection state")
     }
 
@@ -147,5 +185,47 @@ extension SyncCursor {
     var text: String {
         "pushed ≤ \(pushed), pulled ≤ \(pulled) (server seq), epoch \(epoch.map { String($0.prefix(8)) + "…" } ?? "none")"
             + (deferredRelays.isEmpty ? "" : ", \(deferredRelays.count) relays waiting for their owner")
+    }
+}
+
+extension ConfigurationRecord {
+    /// The record as a JSON value: `{"tokenizer", "tagField", "defaultFields", "collections",
+    /// "projections"}`, each field list an array of `{"name", "weight"}`, each projection
+    /// `{"name", "version", "databases", "stale"}`.
+    var json: Value {
+        func fields(_ fields: [SearchConfiguration.Field]) -> Value {
+            .array(fields.map { ["name": .string($0.name), "weight": .int(Int64($0.weight))] })
+        }
+        return [
+            "tokenizer": .int(Int64(tokenizerVersion)), "tagField": .string(search.tagField),
+            "defaultFields": fields(search.defaultFields),
+            "collections": .object(search.collections.mapValues(fields)),
+            "projections": .array(
+                projections.map {
+                    [
+                        "name": .string($0.name), "version": .int(Int64($0.version)),
+                        "databases": .array($0.databases.map(Value.string)), "stale": .bool($0.isStale),
+                    ]
+                }),
+        ]
+    }
+
+    /// One line for people: `search title×3 …; tasks: title×4 notes×1; tags from tags; tokenizer 1;
+    /// projections notes-per-tag v1 (stale)`.
+    var text: String {
+        let fields = SearchConfiguration.describe
+        var parts = ["search " + fields(search.defaultFields)]
+        for name in search.collections.keys.sorted() {
+            parts.append("\(name): " + fields(search.collections[name] ?? []))
+        }
+        parts.append("tags from \(search.tagField)")
+        parts.append("tokenizer \(tokenizerVersion)")
+        if !projections.isEmpty {
+            parts.append(
+                "projections "
+                    + projections.map { "\($0.name) v\($0.version)" + ($0.isStale ? " (stale)" : "") }.joined(
+                        separator: ", "))
+        }
+        return parts.joined(separator: "; ")
     }
 }

@@ -46,7 +46,11 @@ extension Inspect {
         let directory = NSTemporaryDirectory() + "evstore-verify-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try store.backup(to: directory)
-        let snapshot = try Store.open(at: directory)
+        var configuration = Store.Configuration()
+        configuration.readOnly = true
+        configuration.searchChange = .useStored
+        configuration.projections = store.configuration.projections
+        let snapshot = try Store.open(at: directory, configuration: configuration)
         defer { snapshot.close() }
         return Verification(report: try snapshot.verify(progress: progress), snapshotHead: try snapshot.head())
     }

@@ -9,9 +9,11 @@ public enum Inspect {
     /// JSON lines: one `{"kind", "database", "key", "detail"}` per problem (`kind`: `log-gap`,
     /// `undecodable-event`, `event-id-mismatch`, `bad-key` for the log; `missing`, `unexpected`,
     /// `different` for a projection entry compared with a rebuild),
-    /// then the summary `{"consistent", "events", "entries", "problems", "truncated", "snapshot"}`
-    /// (`snapshot`: the head of the snapshot verified when the store was written during the
-    /// check, else `null`).
+    /// then the summary `{"consistent", "events", "entries", "problems", "truncated", "snapshot",
+    /// "skipped"}` (`snapshot`: the head of the snapshot verified when the store was written during
+    /// the check, else `null`; `skipped`: the names of the custom projections the store records
+    /// that the tool cannot run, whose data was not compared — see
+    /// ``EventStore/VerificationReport/skippedProjections``).
     @discardableResult
     public static func printVerification(
         _ report: VerificationReport, snapshotHead: UInt64? = nil, format: OutputFormat, output: Output
@@ -28,6 +30,7 @@ public enum Inspect {
                 "consistent": .bool(report.isConsistent), "events": .int(Int64(report.eventsChecked)),
                 "entries": .int(Int64(report.entriesCompared)), "problems": .int(Int64(report.problems.count)),
                 "truncated": .bool(report.truncated), "snapshot": snapshotHead.map { .int(Int64($0)) } ?? .null,
+                "skipped": .array(report.skippedProjections.map { .string($0.name) }),
             ]))
         case .table:
             if let snapshotHead {
@@ -52,6 +55,9 @@ public enum Inspect {
                 let count = "\(report.problems.count)\(report.truncated ? "+" : "")"
                 output.line("FAILED: \(count) problem\(report.problems.count == 1 ? "" : "s") (\(report.eventsChecked) events checked)")
                 output.line("  projections can be rebuilt from the log with `evstore rebuild`; log problems need a backup")
+            }
+            for projection in report.skippedProjections {
+                output.line("  – \(skippedLine(projection)); verify it from the application that registers it")
             }
         }
         return report.isConsistent

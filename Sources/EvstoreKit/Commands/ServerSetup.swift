@@ -1,4 +1,5 @@
 public import SyncServer
+import EventStore
 
 /// `evstore serve`: the sync server's configuration from the command line, checked before the
 /// server starts, so that a mistake stops it with a message instead of starting a server that
@@ -45,6 +46,9 @@ public enum ServerSetup {
                 "the tokens file \(tokensFile) grants no store to any token, so no client could use the server: "
                     + "add a line `TOKEN STORE…` (or `TOKEN *` for every store)")
         }
-        return SyncServer.Configuration(dataDirectory: dataDirectory, host: host, port: port, tokens: tokens)
+        var configuration = SyncServer.Configuration(dataDirectory: dataDirectory, host: host, port: port, tokens: tokens)
+        // Serve each store with the search configuration it records.
+        configuration.storeConfiguration.searchChange = .useStored
+        return configuration
     }
 }

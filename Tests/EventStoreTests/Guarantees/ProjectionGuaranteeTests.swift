@@ -185,19 +185,6 @@ struct ProjectionGuaranteeTests {
         #expect(history.filter(\.won).map(\.event.id) == [after.id])
     }
 
-    struct TagCounts: Projection {
-        let name = "tag-counts"
-        var version = 1
-        let databases = ["counts"]
-
-        func apply(_ change: ProjectionChange, in context: ProjectionContext) throws {
-            let before = Set(change.before?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            let after = Set(change.after?["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            for tag in after.subtracting(before) { try context.add(1, to: tag, in: "counts") }
-            for tag in before.subtracting(after) { try context.add(-1, to: tag, in: "counts") }
-        }
-    }
-
     @Test func aCustomProjectionMatchesTheItemsBeforeAndAfterRebuild() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

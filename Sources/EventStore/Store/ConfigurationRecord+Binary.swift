@@ -1,0 +1,119 @@
+/// The binary encoding of a ``ConfigurationRecord`` (meta key `store.configuration`).
+///
+/// Canonical and deterministic: equal records give equal bytes, so a store rewrites its record
+/// only when something changed, and the decoder accepts only the canonical encoding.
+///
+/// ```
+/// u8      format (1)
+/// varint  tokenizer version
+/// string  tag field
+/// fields  default fields
+/// varint  collection count, then per collection (sorted by name): string name, fields
+/// varint  projection count, then per projection (sorted by name):
+///         string name, varint version (two's complement), varint database count,
+///         string per database (sorted), u8 flags (bit 0: stale)
+///
+/// fields: varint count, then per field (sorted by name, then weight): string name, varint weight
+/// string: varint byte count, UTF-8 bytes
+/// ```
+extension ConfigurationRecord {
+    /// The encoding version written by this library. A greater version is refused with
+    /// ``EventStoreError/Code/unsupportedFormat``.
+    static let formatVersion: UInt8 = 1
+
+    /// The record's canonical bytes.
+    package func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 256)
+        writer.write(ConfigurationRecord.formatVersion)
+        writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
+        writer.write(string: search.tagField)
+        ConfigurationRecord.write(search.defaultFields, to: &writer)
+        let collections = search.collections.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        writer.write(varint: collections.count)
+        for name in collections {
+            writer.write(string: name)
+            ConfigurationRecord.write(search.collections[name] ?? [], to: &writer)
+        }
+        writer.write(varint: projections.count)
+        for projection in projections {
+            writer.write(string: projection.name)
+            writer.write(varint: UInt64(bitPattern: Int64(projection.version)))
+            writer.write(varint: projection.databases.count)
+            for database in projection.databases { writer.write(string: database) }
+            writer.write(projection.isStale ? UInt8(1) : UInt8(0))
+        }
+        return writer.bytes
+    }
+
+    /// Decodes a record written by ``encoded()``.
+    ///
+    /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/corrupt`` for bytes that
+    ///   are truncated, malformed, hold invalid UTF-8 or are not in canonical form; with
+    ///   ``EventStoreError/Code/unsupportedFormat`` for a record written by a newer version.
+    ///   Never traps, whatever the bytes.
+    package init(decoding bytes: [UInt8]) throws {
+        let record = try bytes.withUnsafeBytes { buffer -> ConfigurationRecord in
+            var reader = ByteReader(buffer)
+            let format = try reader.readByte()
+            guard format <= ConfigurationRecord.formatVersion, format > 0 else {
+                if format > ConfigurationRecord.formatVersion {
+                    throw EventStoreError(
+                        .unsupportedFormat,
+                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.formatVersion)"
+                    )
+                }
+                throw EventStoreError(.corrupt, "configuration record of unknown format \(format)")
+            }
+            let tokenizerVersion = Int(truncatingIfNeeded: Int64(bitPattern: try reader.readVarint()))
+            var search = SearchConfiguration()
+            search.tagField = try reader.readString()
+            search.defaultFields = try ConfigurationRecord.readFields(&reader)
+            search.collections = [:]
+            for _ in 0..<(try reader.readCount(minimumBytesEach: 2)) {
+                let name = try reader.readString()
+                search.collections[name] = try ConfigurationRecord.readFields(&reader)
+            }
+            var projections: [ProjectionRecord] = []
+            for _ in 0..<(try reader.readCount(minimumBytesEach: 4)) {
+                let name = try reader.readString()
+                let version = Int(truncatingIfNeeded: Int64(bitPattern: try reader.readVarint()))
+                let databases = try (0..<(try reader.readCount())).map { _ in try reader.readString() }
+                let flags = try reader.readByte()
+                guard flags <= 1 else {
+                    throw EventStoreError(.corrupt, "configuration record: projection flags \(flags)")
+                }
+                projections.append(
+                    ProjectionRecord(name: name, version: version, databases: databases, isStale: flags == 1))
+            }
+            guard reader.isAtEnd else {
+                throw EventStoreError(.corrupt, "configuration record: \(reader.remaining) bytes after the end")
+            }
+            return ConfigurationRecord(search: search, tokenizerVersion: tokenizerVersion, projections: projections)
+        }
+        // One encoding per record: duplicates, unsorted lists or out-of-range weights do not
+        // re-encode to the same bytes.
+        guard record.encoded() == bytes else {
+            throw EventStoreError(.corrupt, "configuration record is not in canonical form")
+        }
+        self = record
+    }
+
+    private static func write(_ fields: [SearchConfiguration.Field], to writer: inout ByteWriter) {
+        writer.write(varint: fields.count)
+        for field in fields {
+            writer.write(string: field.name)
+            writer.write(varint: UInt64(bitPattern: Int64(field.weight)))
+        }
+    }
+
+    private static func readFields(_ reader: inout ByteReader) throws -> [SearchConfiguration.Field] {
+        try (0..<(try reader.readCount(minimumBytesEach: 2))).map { _ in
+            let name = try reader.readString()
+            let weight = try reader.readVarint()
+            guard (1...100).contains(weight) else {
+                throw EventStoreError(.corrupt, "configuration record: field \(name) has weight \(weight) (1…100)")
+            }
+            return SearchConfiguration.Field(name: name, weight: Int(weight))
+        }
+    }
+}

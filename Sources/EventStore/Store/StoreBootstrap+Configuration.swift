@@ -1,0 +1,98 @@
+import LMDB
+
+extension StoreBootstrap {
+    /// What an open makes of the store's ``ConfigurationRecord``.
+    struct ConfigurationOutcome {
+        /// The search configuration in effect for this open.
+        var search: SearchConfiguration
+        /// Whether the projections must be rebuilt (the record changed in a way that invalidates
+        /// them; ``Meta/rebuildNeeded`` is set in the same transaction).
+        var needsRebuild: Bool
+    }
+
+    /// Compares the opening configuration with the store's record (see ``Store/SearchChange``)
+    /// and, on a writable open (`tx` is a ``WriteTransaction``), brings the record up to date.
+    ///
+    /// - A store without a record gets the opening configuration (except with
+    ///   ``Store/SearchChange/useStored``, which records nothing it does not know).
+    /// - Another search configuration throws ``EventStoreError/Code/configurationMismatch``
+    ///   (``Store/SearchChange/refuse``), is recorded with a rebuild (``Store/SearchChange/reindex``),
+    ///   or is replaced by the recorded one (``Store/SearchChange/useStored``, and every read-only open).
+    /// - Another tokenizer version is recorded with a rebuild.
+    /// - Recorded custom projections this open does not register are marked stale
+    ///   (``Store/SearchChange/useStored``: a tool) or dropped from the record with their version
+    ///   key removed (the application no longer registers them); either way the next open that
+    ///   registers one rebuilds. A registered projection recorded stale triggers that rebuild.
+    static func reconcile(
+        _ tx: ReadTransaction, schema: Schema, generation: Int, configuration: Store.Configuration, path: String
+    ) throws -> ConfigurationOutcome {
+        let writable = tx as? WriteTransaction
+        let record: ConfigurationRecord?
+        do {
+            record = try Meta.configurationRecord(tx, schema.meta)
+        } catch let error as EventStoreError {
+            guard let writable, configuration.searchChange == .reindex else {
+                throw EventStoreError(
+                    error.code == .unsupportedFormat ? .unsupportedFormat : .corrupt,
+                    "the configuration record of \(path) (meta key \(Meta.configuration)) cannot be read: \(error.message). "
+                        + "Opening the store for writing with Store.Configuration.searchChange = .reindex records the "
+                        + "opening configuration and rebuilds the projections from the log",
+                    cause: error)
+            }
+            try Meta.setConfigurationRecord(writable, schema.meta, ConfigurationRecord(configuration: configuration))
+            try Meta.setRebuildNeeded(writable, schema.meta, true)
+            return ConfigurationOutcome(search: configuration.search, needsRebuild: true)
+        }
+        guard let record else {
+            if let writable, configuration.searchChange != .useStored {
+                try Meta.setConfigurationRecord(
+                    writable, schema.meta, ConfigurationRecord(configuration: configuration))
+            }
+            return ConfigurationOutcome(search: configuration.search, needsRebuild: false)
+        }
+        guard let writable else { return ConfigurationOutcome(search: record.search, needsRebuild: false) }
+
+        var search = configuration.search
+        var recordedSearch = configuration.search
+        var rebuild = false
+        let differences = record.search.differences(from: configuration.search)
+        switch configuration.searchChange {
+        case _ where differences.isEmpty: break
+        case .refuse: throw mismatch(path: path, differences: differences)
+        case .reindex: rebuild = true
+        case .useStored:
+            search = record.search
+            recordedSearch = record.search
+        }
+        if record.tokenizerVersion != Tokenizer.version { rebuild = true }
+
+        let registered = Set(configuration.projections.map(\.name))
+        var projections = configuration.projections.map { ProjectionRecord($0) }
+        for recorded in record.projections where !registered.contains(recorded.name) {
+            if configuration.searchChange == .useStored {
+                projections.append(
+                    ProjectionRecord(
+                        name: recorded.name, version: recorded.version, databases: recorded.databases, isStale: true))
+            } else {
+                _ = try writable.delete(
+                    ProjectionWriter.versionKey(recorded.name), in: schema.generations[generation].state)
+            }
+        }
+        if record.projections.contains(where: { $0.isStale && registered.contains($0.name) }) { rebuild = true }
+
+        try Meta.setConfigurationRecord(
+            writable, schema.meta,
+            ConfigurationRecord(search: recordedSearch, tokenizerVersion: Tokenizer.version, projections: projections))
+        if rebuild { try Meta.setRebuildNeeded(writable, schema.meta, true) }
+        return ConfigurationOutcome(search: search, needsRebuild: rebuild)
+    }
+
+    private static func mismatch(path: String, differences: [String]) -> EventStoreError {
+        EventStoreError(
+            .configurationMismatch,
+            "\(path) was indexed with another search configuration: \(differences.joined(separator: "; ")). "
+                + "To re-index it with the new one, open it with Store.Configuration.searchChange = .reindex "
+                + "(the projections are rebuilt from the log); to keep the recorded one, open it with "
+                + "searchChange = .useStored, or with the recorded configuration (`evstore dump --meta` shows it)")
+    }
+}

@@ -1,0 +1,155 @@
+import EventStoreTestSupport
+import Testing
+
+@testable import EventStore
+
+/// The record of a store's configuration: a canonical, deterministic encoding whose decoder
+/// refuses every malformed input with an error and never traps.
+struct ConfigurationRecordTests {
+    static func sample() -> ConfigurationRecord {
+        var search = SearchConfiguration()
+        search.collections["tasks"] = [.init(name: "title", weight: 4), .init(name: "notes", weight: 1)]
+        search.collections["archive"] = []
+        search.tagField = "labels"
+        return ConfigurationRecord(
+            search: search, tokenizerVersion: Tokenizer.version,
+            projections: [
+                ProjectionRecord(name: "zeta", version: -3, databases: ["b", "a"], isStale: true),
+                ProjectionRecord(name: "alpha", version: 7, databases: []),
+            ])
+    }
+
+    static func code(of body: () throws -> Void) -> EventStoreError.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as EventStoreError {
+            return error.code
+        } catch {
+            return nil
+        }
+    }
+
+    /// A record written field by field: tokenizer 1, tag field `tags`, `defaultFields` in the
+    /// order given, no collections, no projections.
+    static func raw(defaultFields: [(name: String, weight: UInt64)]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(ConfigurationRecord.formatVersion)
+        writer.write(varint: 1)
+        writer.write(string: "tags")
+        writer.write(varint: defaultFields.count)
+        for field in defaultFields {
+            writer.write(string: field.name)
+            writer.write(varint: field.weight)
+        }
+        writer.write(varint: 0)
+        writer.write(varint: 0)
+        return writer.bytes
+    }
+
+    // MARK: Encoding
+
+    @Test func roundTripsAndIsCanonical() throws {
+        let record = Self.sample()
+        let bytes = record.encoded()
+        #expect(try ConfigurationRecord(decoding: bytes) == record)
+        #expect(bytes.first == ConfigurationRecord.formatVersion)
+        #expect(record.projections.map(\.name) == ["alpha", "zeta"])
+        #expect(record.projections[1].databases == ["a", "b"])
+
+        // The order fields are declared in does not change the record.
+        var reordered = record.search
+        reordered.collections["tasks"] = [.init(name: "notes", weight: 1), .init(name: "title", weight: 4)]
+        reordered.defaultFields.reverse()
+        let again = ConfigurationRecord(
+            search: reordered, tokenizerVersion: record.tokenizerVersion, projections: record.projections.reversed())
+        #expect(again.encoded() == bytes)
+        #expect(record.search.differences(from: reordered).isEmpty)
+    }
+
+    @Test func defaultConfigurationRoundTrips() throws {
+        let record = ConfigurationRecord(configuration: Store.Configuration())
+        #expect(try ConfigurationRecord(decoding: record.encoded()) == record)
+        #expect(record.search == SearchConfiguration().canonical)
+        #expect(record.projections.isEmpty)
+    }
+
+    @Test func differencesNameWhatChanged() {
+        let recorded = Self.sample().search
+        var opening = recorded
+        opening.collections["tasks"] = nil
+        opening.tagField = "tags"
+        let differences = recorded.differences(from: opening)
+        #expect(differences.count == 2, "\(differences)")
+        #expect(differences.contains("tag field: recorded \"labels\", opening \"tags\""))
+        #expect(
+            differences.contains {
+                $0.hasPrefix("collection \"tasks\": recorded notes×1 title×4, opening")
+                    && $0.hasSuffix("(the default fields)")
+            })
+    }
+
+    // MARK: Bad bytes
+
+    @Test func everyTruncationIsCorrupt() {
+        let bytes = Self.sample().encoded()
+        for count in 0..<bytes.count {
+            #expect(
+                Self.code { _ = try ConfigurationRecord(decoding: Array(bytes.prefix(count))) } == .corrupt,
+                "\(count) bytes")
+        }
+    }
+
+    @Test func trailingBytesNonCanonicalOrderAndBadValuesAreCorrupt() throws {
+        let bytes = Self.sample().encoded()
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: bytes + [0]) } == .corrupt)
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: [0]) } == .corrupt)
+
+        // Default fields written unsorted: decodes to a valid value but not from canonical bytes.
+        #expect(
+            Self.code {
+                _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 3), ("content", 1)]))
+            } == .corrupt)
+        #expect(
+            try ConfigurationRecord(decoding: Self.raw(defaultFields: [("content", 1), ("title", 3)])).search
+                .defaultFields.count == 2)
+        // A weight outside 1…100.
+        #expect(
+            Self.code { _ = try ConfigurationRecord(decoding: Self.raw(defaultFields: [("title", 500)])) } == .corrupt)
+
+        // Invalid UTF-8 in the tag field.
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: [1, 1, 2, 0xC3, 0x28, 0, 0, 0]) } == .corrupt)
+        // A stale flag other than 0 or 1.
+        var flags = bytes
+        flags[flags.count - 1] = 7
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: flags) } == .corrupt)
+    }
+
+    @Test func aNewerFormatIsUnsupported() {
+        var bytes = Self.sample().encoded()
+        bytes[0] = ConfigurationRecord.formatVersion + 1
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: bytes) } == .unsupportedFormat)
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func randomBytesNeverTrap(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let valid = Self.sample().encoded()
+        for _ in 0..<2_000 {
+            var bytes: [UInt8]
+            if Bool.random(using: &random) {
+                bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
+            } else {
+                bytes = valid
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+            if let record = try? ConfigurationRecord(decoding: bytes) {
+                #expect(record.encoded() == bytes, "whatever decodes is canonical")
+            }
+        }
+    }
+}

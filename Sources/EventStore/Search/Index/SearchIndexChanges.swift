@@ -24,10 +24,15 @@ struct SearchIndexChanges {
     private var loadedDirectory: SegmentDirectory?
     private var stats: [String: CollectionStats] = [:]
     private var newDocuments: [NewDocument] = []
-    private var newByItem: [[UInt8]: Int] = [:]
+    private var newByItem: [ByteKey: Int] = [:]
     private var dead: [UInt32] = []
     /// Each changed item's doc id after the transaction; 0 for none.
-    private var itemDocs: [[UInt8]: UInt32] = [:]
+    private var itemDocs: [ByteKey: UInt32] = [:]
+
+    /// A tag as a term of the segment: `0x01 tag`, so its key is ``IndexKeys/tag(collection:tag:)``.
+    static func tagTerm(_ tag: String) -> String {
+        "\u{01}" + tag
+    }
 
     /// Merge work allowed per posting written, and at least per commit that changed the index.
     static let mergeWorkPerPosting = 8
@@ -52,14 +57,15 @@ struct SearchIndexChanges {
 
     /// Marks the item's current document (if any) dead.
     mutating func retire(itemKey: [UInt8], collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws {
-        if let index = newByItem.removeValue(forKey: itemKey) {
+        let key = ByteKey(itemKey)
+        if let index = newByItem.removeValue(forKey: key) {
             newDocuments[index].alive = false
-            itemDocs[itemKey] = 0
+            itemDocs[key] = 0
             try adjustStats(collection, documents: -1, length: -Int64(newDocuments[index].document.length), tx: tx, databases: databases)
             return
         }
         let current =
-            try itemDocs[itemKey]
+            try itemDocs[key]
             ?? itemKey.withUnsafeBytes { key in
                 try tx.value(forKey: key, in: databases.searchItems).map { value -> UInt32 in
                     guard value.count == 4 else { throw ByteReader.corrupt("search item entry") }
@@ -71,7 +77,7 @@ struct SearchIndexChanges {
             throw EventStoreError(.corrupt, "search index: document \(current) of an item is missing")
         }
         dead.append(current)
-        itemDocs[itemKey] = 0
+        itemDocs[key] = 0
         try adjustStats(collection, documents: -1, length: -Int64(stored.length), tx: tx, databases: databases)
     }
 
@@ -83,9 +89,10 @@ struct SearchIndexChanges {
         var directory = try loadDirectory(tx: tx, databases: databases)
         let docID = try directory.allocateDocID()
         self.directory = directory
-        newByItem[itemKey] = newDocuments.count
+        let key = ByteKey(itemKey)
+        newByItem[key] = newDocuments.count
         newDocuments.append(NewDocument(docID: docID, collection: collection, itemKey: itemKey, document: document, alive: true))
-        itemDocs[itemKey] = docID
+        itemDocs[key] = docID
         try adjustStats(collection, documents: 1, length: Int64(document.length), tx: tx, databases: databases)
     }
 
@@ -95,40 +102,50 @@ struct SearchIndexChanges {
         var directory = try loadDirectory(tx: tx, databases: databases)
         if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.searchDeleted) }
         for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.searchStats) }
-        for itemKey in itemDocs.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let docID = itemDocs[itemKey]!
+        for (itemKey, docID) in itemDocs.sorted(by: { $0.key < $1.key }) {
             if docID == 0 {
-                try tx.delete(itemKey, in: databases.searchItems)
+                try tx.delete(itemKey.bytes, in: databases.searchItems)
             } else {
-                try tx.put(IndexKeys.document(docID), forKey: itemKey, in: databases.searchItems)
+                try tx.put(IndexKeys.document(docID), forKey: itemKey.bytes, in: databases.searchItems)
             }
         }
 
         let alive = newDocuments.filter(\.alive)
         var postingsWritten = 0
         if let first = alive.first, let last = alive.last {
-            var lists: [[UInt8]: [Posting]] = [:]
+            // Per collection, per term (a tag as `0x01 tag`, its key bytes), the postings in
+            // doc-id order; keys are built only for the sorted write.
+            var lists: [String: [String: [Posting]]] = [:]
             for entry in alive {
                 try tx.put(
                     IndexedDocument(length: entry.document.length, itemKey: entry.itemKey).encoded(),
                     forKey: IndexKeys.document(entry.docID), in: databases.searchDocuments, options: .append)
+                var terms = lists[entry.collection] ?? [:]
+                lists[entry.collection] = nil
                 for (term, frequency) in entry.document.terms {
-                    lists[IndexKeys.term(collection: entry.collection, term: term), default: []].append(
-                        Posting(docID: entry.docID, frequency: frequency, length: entry.document.length))
+                    terms[term, default: []].append(Posting(docID: entry.docID, frequency: frequency, length: entry.document.length))
                 }
                 for tag in entry.document.tags {
-                    lists[IndexKeys.tag(collection: entry.collection, tag: tag), default: []].append(
-                        Posting(docID: entry.docID, frequency: 0, length: 0))
+                    terms[SearchIndexChanges.tagTerm(tag), default: []].append(Posting(docID: entry.docID, frequency: 0, length: 0))
                 }
+                lists[entry.collection] = terms
             }
             let segment = try directory.allocateSegmentID()
             var writer = ByteWriter(capacity: 256)
-            for term in lists.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let postings = lists[term]!
-                writer.bytes.removeAll(keepingCapacity: true)
-                PostingList.encode(postings, into: &writer)
-                try tx.put(writer.bytes, forKey: IndexKeys.segment(segment, term), in: databases.searchSegments, options: .append)
-                postingsWritten += postings.count
+            var key: [UInt8] = []
+            for collection in lists.keys.sorted(by: utf8Less) {
+                let terms = lists[collection]!
+                let prefix = IndexKeys.segment(segment, Keys.collectionPrefix(collection))
+                for term in terms.keys.sorted(by: utf8Less) {
+                    let postings = terms[term]!
+                    writer.bytes.removeAll(keepingCapacity: true)
+                    PostingList.encode(postings, into: &writer)
+                    key.removeAll(keepingCapacity: true)
+                    key.append(contentsOf: prefix)
+                    key.append(contentsOf: term.utf8)
+                    try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
+                    postingsWritten += postings.count
+                }
             }
             directory.segments.append(.init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
         }

@@ -8,7 +8,8 @@ import LMDB
 /// 3. each changed item's current doc id (`search_items`), in key order;
 /// 4. the new documents (`search_documents`), appended in doc-id order;
 /// 5. their postings, sorted by term, appended as a new segment (`search_segments`);
-/// 6. merge and clean-up work, bounded by a budget proportional to the postings written.
+/// 6. merge and clean-up work: each commit earns a budget proportional to the postings it
+///    wrote, spent once 2,048 units have accumulated.
 ///
 /// A document created and replaced within the transaction never reaches the disk.
 struct SearchIndexChanges {
@@ -37,6 +38,8 @@ struct SearchIndexChanges {
     /// Merge work allowed per posting written, and at least per commit that changed the index.
     static let mergeWorkPerPosting = 8
     static let minimumMergeWork = 256
+    /// Earned merge work is spent when it reaches this much (about every eighth small commit).
+    static let mergeThreshold: UInt64 = 2_048
 
     private mutating func loadDirectory(tx: ReadTransaction, databases: ProjectionDatabases) throws -> SegmentDirectory {
         if let directory { return directory }
@@ -149,8 +152,14 @@ struct SearchIndexChanges {
             }
             directory.segments.append(.init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
         }
-        let budget = max(SearchIndexChanges.minimumMergeWork, postingsWritten * SearchIndexChanges.mergeWorkPerPosting)
-        try SegmentMerger(tx: tx, databases: databases).run(budget: budget, directory: &directory)
+        // Merge work is earned per posting written and spent once enough has accumulated, so
+        // most small commits touch no merge pages at all.
+        directory.credit += UInt64(max(SearchIndexChanges.minimumMergeWork, postingsWritten * SearchIndexChanges.mergeWorkPerPosting))
+        if directory.credit >= SearchIndexChanges.mergeThreshold {
+            let budget = Int(clamping: directory.credit)
+            directory.credit = 0
+            try SegmentMerger(tx: tx, databases: databases).run(budget: budget, directory: &directory)
+        }
         if directory != loadedDirectory { try directory.save(tx: tx, state: databases.state) }
         self = SearchIndexChanges()
     }

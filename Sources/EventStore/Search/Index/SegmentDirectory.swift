@@ -2,7 +2,7 @@ import LMDB
 
 /// The search index's table of contents, one value in the generation's `state` database
 /// (`search.index`): the live segments in doc-id order, the merge in progress, the clean-up
-/// still to do, and the next doc and segment ids.
+/// still to do, the next doc and segment ids, and the merge work earned but not spent.
 ///
 /// Segments cover disjoint, increasing doc-id ranges: a commit's new segment holds doc ids
 /// above every earlier one, and a merge replaces adjacent segments by one covering their range.
@@ -37,6 +37,8 @@ struct SegmentDirectory: Equatable {
 
     var nextDoc: UInt32 = 1
     var nextSegment: UInt32 = 1
+    /// Merge work earned by commits and not spent yet (see ``SearchIndexChanges``).
+    var credit: UInt64 = 0
     var segments: [Segment] = []
     var merge: Merge?
     var cleanup: [Cleanup] = []
@@ -102,6 +104,7 @@ struct SegmentDirectory: Equatable {
         writer.write(SegmentDirectory.formatVersion)
         writer.write(varint: UInt64(nextDoc))
         writer.write(varint: UInt64(nextSegment))
+        writer.write(varint: credit)
         writer.write(varint: segments.count)
         for segment in segments {
             writer.write(varint: UInt64(segment.id))
@@ -152,6 +155,7 @@ struct SegmentDirectory: Equatable {
         }
         nextDoc = try id(&reader)
         nextSegment = try id(&reader)
+        credit = try reader.readVarint()
         let count = try reader.readCount(minimumBytesEach: 4)
         for _ in 0..<count {
             let segment = Segment(

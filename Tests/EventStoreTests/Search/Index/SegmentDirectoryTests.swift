@@ -54,6 +54,7 @@ struct SegmentDirectoryTests {
         directory.merge = .init(inputs: [3, 4], output: directory.nextSegment, resumeAfter: Array("notes\0sync".utf8), written: 12)
         directory.nextSegment += 1
         directory.cleanup = [.segment(77), .documents(from: 3, through: 90)]
+        directory.credit = 1_234
         let decoded = try directory.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) }
         #expect(decoded == directory)
         let fresh = try SegmentDirectory().encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) }

@@ -140,17 +140,21 @@ struct SearchIndexAudit {
         var leftItems: [[UInt8]: UInt32] = [:]
         for (key, docID) in try left.items() { leftItems[key] = docID }
 
-        func nextLive(_ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]]) throws
-            -> (term: [UInt8], postings: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)])?
-        {
+        func nextLive(
+            _ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]], report: inout VerificationReport
+        ) throws -> (term: [UInt8], postings: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)])? {
             while let (term, lists) = try walk.next() {
-                let postings = try side.postings(lists, documents: &documents)
-                if !postings.isEmpty { return (term, postings) }
+                do {
+                    let postings = try side.postings(lists, documents: &documents)
+                    if !postings.isEmpty { return (term, postings) }
+                } catch let error as EventStoreError where error.code == .corrupt {
+                    report.record(.init(kind: "undecodable", database: "search_segments", key: readableTerm(term), detail: error.message))
+                }
             }
             return nil
         }
-        var l = try nextLive(&leftWalk, &left, &leftDocuments)
-        var r = try nextLive(&rightWalk, &right, &rightDocuments)
+        var l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
+        var r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)
         while l != nil || r != nil {
             report.entriesCompared += 1
             let order: Int
@@ -161,12 +165,12 @@ struct SearchIndexAudit {
             }
             if order < 0, let entry = l {
                 report.record(.init(kind: "unexpected", database: "search_segments", key: readableTerm(entry.term), detail: "\(entry.postings.count) live postings; a rebuild has none"))
-                l = try nextLive(&leftWalk, &left, &leftDocuments)
+                l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
                 continue
             }
             if order > 0, let entry = r {
                 report.record(.init(kind: "missing", database: "search_segments", key: readableTerm(entry.term), detail: "a rebuild has \(entry.postings.count) live postings"))
-                r = try nextLive(&rightWalk, &right, &rightDocuments)
+                r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)
                 continue
             }
             let liveEntry = l!
@@ -182,8 +186,8 @@ struct SearchIndexAudit {
             if !same {
                 report.record(.init(kind: "different", database: "search_segments", key: readableTerm(liveEntry.term), detail: "live postings differ from a rebuild (\(liveEntry.postings.count) against \(rebuiltEntry.postings.count))"))
             }
-            l = try nextLive(&leftWalk, &left, &leftDocuments)
-            r = try nextLive(&rightWalk, &right, &rightDocuments)
+            l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
+            r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)
         }
     }
 

@@ -1,4 +1,5 @@
 import EventStoreTestSupport
+import LMDB
 import Testing
 
 @testable import EventStore
@@ -125,5 +126,39 @@ struct SegmentMergerTests {
         let report = try store.verify()
         #expect(report.isConsistent, "\(report.problems)")
         store.close()
+    }
+}
+
+/// A damaged search index is a clear error for a query and a reported problem for `verify`,
+/// never a crash or a wrong answer.
+struct DamagedSearchIndexTests {
+    typealias F = ProjectionFixtures
+
+    @Test func aDamagedPostingListIsCorruptForSearchAndReportedByVerify() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await store.append((0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "damaged index \($0)"]) })
+            let databases = try store.read { try $0.projection }
+            let key = try store.read { reader in
+                let segment = try SegmentDirectory.load(tx: reader.tx, state: databases.state).segments[0].id
+                return IndexKeys.segment(segment, IndexKeys.term(collection: "notes", term: "damaged"))
+            }
+            _ = try store.environment.write { tx in
+                try tx.put([0, 5, 1, 1], forKey: key, in: databases.searchSegments)
+            }
+            do {
+                _ = try store.search("damaged")
+                Issue.record("a damaged posting list must not answer")
+            } catch let error as EventStoreError {
+                #expect(error.code == .corrupt, "\(error)")
+            }
+            #expect(try store.search("index").count == 20, "other terms still answer")
+            let report = try store.verify()
+            #expect(!report.isConsistent)
+            #expect(report.problems.contains { $0.kind == "undecodable" && $0.key == "notes/damaged" }, "\(report.problems)")
+            // A rebuild repairs it.
+            try await store.rebuildProjections()
+            #expect(try store.search("damaged").count == 20)
+            #expect(try store.verify().isConsistent)
+        }
     }
 }

@@ -179,7 +179,8 @@ extension Store {
     /// ``check(_:)``, then the batch limits.
     private func checkBatch(_ events: [Event]) throws -> [CheckedEvent] {
         let checked = try check(events)
-        try Validation.batch(count: checked.count, bytes: checked.reduce(0) { $0 + $1.byteCount }, configuration: configuration)
+        let bytes = checked.reduce(0) { $0 + $1.byteCount }
+        try Validation.batch(count: checked.count, bytes: bytes, configuration: configuration)
         return checked
     }
 }

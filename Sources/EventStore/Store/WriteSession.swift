@@ -4,10 +4,10 @@ import Synchronization
 /// The one owner of a write transaction's state: the log head, this replica's id, origin
 /// sequence and clock, the item states it reads, and the projection generation it writes.
 ///
-/// Every event goes into the log through ``append(_:)`` (a local change, stamped here) or
-/// ``ingest(_:)`` (a received event, keeping its id and stamp), and both end in ``record(_:encoded:)``:
-/// the event is written once, under the next seq, its id recorded, the projections applied, and
-/// the state advanced the same way. Loaded at the start of every transaction (another process
+/// Every event goes into the log through ``append(_:in:)`` (a local change, stamped here) or
+/// ``ingest(_:in:)`` (a received event, keeping its id and stamp); both record its id, then end in
+/// ``record(_:encoded:before:itemKey:in:)``: the event is written once, under the next seq, the
+/// projections applied, and the state advanced the same way. Loaded at the start of every transaction (another process
 /// may have written since) and saved by ``finish()`` before it commits.
 final class WriteSession {
     /// What a commit saves and what a failed request of a group rolls back.
@@ -57,13 +57,16 @@ final class WriteSession {
             hlc: clock.tick(), base: before.version?.hlc ?? .zero, collection: change.collection, item: change.item,
             operation: change.operation, fields: change.fields, schema: change.schema)
         let encoded = event.encoded()
-        guard encoded.count <= store.configuration.maxEventBytes else {
+        let limit = store.configuration.maxEventBytes
+        guard encoded.count <= limit else {
             throw EventStoreError(
                 .eventTooLarge,
-                "event for \(change.collection)/\(change.item) is \(encoded.count) bytes (limit \(store.configuration.maxEventBytes))")
+                "event for \(change.collection)/\(change.item) is \(encoded.count) bytes (limit \(limit))")
         }
-        guard try tx.put(Keys.seq(event.seq), forKey: Keys.eventID(event.id), in: store.schema.eventIDs, options: .noOverwrite) else {
-            throw EventStoreError(.corrupt, "event id \(event.id) is already in the log: the origin sequence went backwards")
+        let idKey = Keys.eventID(event.id)
+        guard try tx.put(Keys.seq(event.seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
+            throw EventStoreError(
+                .corrupt, "event id \(event.id) is already in the log: the origin sequence went backwards")
         }
         try record(event, encoded: encoded, before: before, itemKey: itemKey, in: tx)
         return event
@@ -92,7 +95,9 @@ final class WriteSession {
 
     /// Writes an event whose id is recorded, applies it to the projections and advances the
     /// state: the same steps for local and received events.
-    private func record(_ event: Event, encoded: [UInt8], before: ItemState, itemKey: [UInt8], in tx: WriteTransaction) throws {
+    private func record(
+        _ event: Event, encoded: [UInt8], before: ItemState, itemKey: [UInt8], in tx: WriteTransaction
+    ) throws {
         try encoded.withUnsafeBytes { value in
             try Keys.seq(event.seq).withUnsafeBytes { key in
                 _ = try tx.put(value, forKey: key, in: store.schema.events, options: .append)
@@ -120,7 +125,8 @@ final class WriteSession {
             try tx.value(forKey: key, in: store.schema.events).map { Array($0) }
         }
         guard let held else {
-            throw EventStoreError(.corrupt, "event id \(checked.event.id) names seq \(seq), which the log does not hold")
+            throw EventStoreError(
+                .corrupt, "event id \(checked.event.id) names seq \(seq), which the log does not hold")
         }
         guard held != checked.encoded else { return }
         throw EventStoreError.conflict(

@@ -126,7 +126,8 @@ final class Writer: @unchecked Sendable {
                 seen = pending
                 lastArrival = now
             }
-            let deadline = min(lastArrival.addingTimeInterval(Writer.gatherPause), start.addingTimeInterval(Writer.gatherLimit))
+            let deadline = min(
+                lastArrival.addingTimeInterval(Writer.gatherPause), start.addingTimeInterval(Writer.gatherLimit))
             guard deadline > now else { return }
             _ = condition.wait(until: deadline)
         }

@@ -29,7 +29,7 @@ struct Report {
     }
 
     /// A goal from the issue, checked against the figures.
-    indirect enum Aim {
+    indirect enum Aim: Sendable {
         case sqliteAtLeast(Double)
         case sqliteAtMost(Double)
         case lmdbAtLeast(Double)

@@ -89,7 +89,7 @@ extension Store {
     @discardableResult
     public func append(_ changes: [Change]) async throws -> [Event] {
         try validate(changes)
-        return try await write(eventCount: changes.count) { writer in try changes.map { try writer.append($0) } }
+        return try await write(eventCount: changes.count) { writer in try writer.append(checked: changes) }
     }
 
     /// The blocking variant of ``append(_:)-([Change])``.
@@ -97,7 +97,7 @@ extension Store {
     @discardableResult
     public func append(_ changes: [Change]) throws -> [Event] {
         try validate(changes)
-        return try writeBlocking(eventCount: changes.count) { writer in try changes.map { try writer.append($0) } }
+        return try writeBlocking(eventCount: changes.count) { writer in try writer.append(checked: changes) }
     }
 
     /// Checks changes as ``append(_:)-([Change])`` would, without writing anything.
@@ -144,46 +144,44 @@ extension Store {
     /// Appends events received from other replicas as one atomic batch; events already in the
     /// log are skipped (idempotent).
     ///
-    /// Every event is checked first (names, fields, size, clock skew): one invalid event fails
-    /// the batch and writes nothing.
+    /// Every event is checked (names, fields and size before the transaction, clock skew in
+    /// it): one invalid event fails the batch and writes nothing. Each event is encoded once,
+    /// when it is checked; the log stores that encoding.
     public func ingest(_ events: [Event]) async throws -> IngestResult {
-        try validate(events)
-        return try await write(eventCount: events.count) { writer in try writer.ingestAll(events) }
+        let checked = try checkBatch(events)
+        return try await write(eventCount: events.count) { writer in try writer.ingestAll(checked: checked) }
     }
 
     /// The blocking variant of ``ingest(_:)-([Event])``.
     @_disfavoredOverload
     public func ingest(_ events: [Event]) throws -> IngestResult {
-        try validate(events)
-        return try writeBlocking(eventCount: events.count) { writer in try writer.ingestAll(events) }
+        let checked = try checkBatch(events)
+        return try writeBlocking(eventCount: events.count) { writer in try writer.ingestAll(checked: checked) }
     }
 
     /// Checks received events as ``ingest(_:)-([Event])`` would (names, fields, sizes, clock
     /// skew), without writing anything.
     public func validate(_ events: [Event]) throws {
-        var bytes = 0
-        for event in events { bytes += try Validation.event(event, limit: configuration.maxEventBytes) }
-        try Validation.batch(count: events.count, bytes: bytes, configuration: configuration)
+        _ = try checkBatch(events)
         let clock = self.clock.withLock { $0 }
         for event in events { try clock.validate(event.hlc) }
     }
-}
 
-extension StoreWriter {
-    /// Ingests a batch, collecting what was appended and what was a duplicate.
-    public func ingestAll(_ events: [Event]) throws -> Store.IngestResult {
-        var result = Store.IngestResult(appended: [], duplicates: [])
-        for event in events {
-            switch try ingest(event) {
-            case .appended(let seq):
-                var appended = event
-                appended.seq = seq
-                result.appended.append(appended)
-            case .duplicate:
-                result.duplicates.append(event.id)
-            }
-        }
-        return result
+    /// Checks received events for ingestion (names, fields, sizes; the clock skew is checked in
+    /// the transaction), encoding each once: the write path stores these encodings.
+    ///
+    /// - Throws: ``EventStoreError`` for the first invalid event.
+    package func check(_ events: [Event]) throws -> [CheckedEvent] {
+        let limit = configuration.maxEventBytes
+        return try events.map { try CheckedEvent($0, limit: limit) }
+    }
+
+    /// ``check(_:)``, then the batch limits.
+    private func checkBatch(_ events: [Event]) throws -> [CheckedEvent] {
+        let checked = try check(events)
+        let bytes = checked.reduce(0) { $0 + $1.byteCount }
+        try Validation.batch(count: checked.count, bytes: bytes, configuration: configuration)
+        return checked
     }
 }
 

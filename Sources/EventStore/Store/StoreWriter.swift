@@ -10,6 +10,9 @@ import LMDB
 ///     try writer.setMetadata(Array("\(event.seq)".utf8), forKey: "app.last-note")
 /// }
 /// ```
+///
+/// The writer checks its input and hands it to the transaction's `WriteSession`, which stamps,
+/// encodes and records each event and keeps the log head, clock and origin sequence.
 public final class StoreWriter: StoreReader {
     let writeTransaction: WriteTransaction
     let session: WriteSession
@@ -35,23 +38,12 @@ public final class StoreWriter: StoreReader {
     @discardableResult
     public func append(_ change: Change) throws -> Event {
         try Validation.change(change)
-        let itemKey = Keys.item(change.collection, change.item)
-        let before = try itemState(itemKey)
-        var state = session.state
-        let hlc = state.clock.tick()
-        state.originSequence += 1
-        let event = Event(
-            seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence), hlc: hlc,
-            base: before.version?.hlc ?? .zero, collection: change.collection, item: change.item,
-            operation: change.operation, fields: change.fields, schema: change.schema)
-        try write(event, before: before, itemKey: itemKey)
-        state.head = event.seq
-        state.appended += 1
-        session.state.clock = state.clock
-        session.state.originSequence = state.originSequence
-        session.state.head = state.head
-        session.state.appended = state.appended
-        return event
+        return try session.append(change, in: writeTransaction)
+    }
+
+    /// Appends changes that ``Store/validate(_:)-([Change])`` already checked.
+    func append(checked changes: [Change]) throws -> [Event] {
+        try changes.map { try session.append($0, in: writeTransaction) }
     }
 
     /// Appends an event received from another replica, keeping its id and stamp, and merges it
@@ -64,26 +56,33 @@ public final class StoreWriter: StoreReader {
     ///   id (see ``EventIDConflict``).
     @discardableResult
     public func ingest(_ event: Event) throws -> IngestOutcome {
-        _ = try Validation.event(event, limit: store.configuration.maxEventBytes)
-        try session.state.clock.validate(event.hlc)
-        let seq = session.state.head + 1
-        let idKey = Keys.eventID(event.id)
-        guard try writeTransaction.put(Keys.seq(seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
-            let existing = try self.seq(of: event.id) ?? 0
-            try checkSameContent(event, at: existing)
-            return .duplicate(seq: existing)
+        try session.ingest(try CheckedEvent(event, limit: store.configuration.maxEventBytes), in: writeTransaction)
+    }
+
+    /// Ingests a batch, collecting what was appended and what was a duplicate.
+    ///
+    /// - Throws: As ``ingest(_:)``, for the first event that fails; nothing of the batch is then
+    ///   kept once the error leaves the transaction.
+    public func ingestAll(_ events: [Event]) throws -> Store.IngestResult {
+        let limit = store.configuration.maxEventBytes
+        return try ingestAll(checked: try events.map { try CheckedEvent($0, limit: limit) })
+    }
+
+    /// Ingests events already checked (see ``CheckedEvent``), each encoded once, when it was
+    /// checked.
+    package func ingestAll(checked events: [CheckedEvent]) throws -> Store.IngestResult {
+        var result = Store.IngestResult(appended: [], duplicates: [])
+        for checked in events {
+            switch try session.ingest(checked, in: writeTransaction) {
+            case .appended(let seq):
+                var appended = checked.event
+                appended.seq = seq
+                result.appended.append(appended)
+            case .duplicate:
+                result.duplicates.append(checked.event.id)
+            }
         }
-        var stored = event
-        stored.seq = seq
-        let itemKey = Keys.item(event.collection, event.item)
-        try write(stored, before: try itemState(itemKey), itemKey: itemKey, idRecorded: true)
-        session.state.clock.receive(event.hlc)
-        if event.id.origin == session.state.replica {
-            session.state.originSequence = max(session.state.originSequence, event.id.sequence)
-        }
-        session.state.head = seq
-        session.state.appended += 1
-        return .appended(seq: seq)
+        return result
     }
 
     /// Stores an application or sync metadata entry in the same transaction as the events.
@@ -100,42 +99,5 @@ public final class StoreWriter: StoreReader {
         } else {
             try writeTransaction.delete(Array(key.utf8), in: store.schema.meta)
         }
-    }
-
-    /// Throws ``EventStoreError/Code/eventConflict`` unless the log holds exactly `event` at `seq`.
-    private func checkSameContent(_ event: Event, at seq: UInt64) throws {
-        let received = event.encoded()
-        let held = try Keys.seq(seq).withUnsafeBytes { key in
-            try tx.value(forKey: key, in: store.schema.events).map { Array($0) }
-        }
-        guard let held else { throw EventStoreError(.corrupt, "event id \(event.id) names seq \(seq), which the log does not hold") }
-        guard held != received else { return }
-        throw EventStoreError.conflict(
-            EventIDConflict(id: event.id, held: EventDigest(canonicalBytes: held), received: EventDigest(canonicalBytes: received)))
-    }
-
-    private func itemState(_ itemKey: [UInt8]) throws -> ItemState {
-        try itemKey.withUnsafeBytes { key in
-            try tx.value(forKey: key, in: try projection.items).map { try ItemState(decoding: $0) }
-        } ?? ItemState()
-    }
-
-    private func write(_ event: Event, before: ItemState, itemKey: [UInt8], idRecorded: Bool = false) throws {
-        let encoded = event.encoded()
-        guard encoded.count <= store.configuration.maxEventBytes else {
-            throw EventStoreError(
-                .eventTooLarge, "event for \(event.collection)/\(event.item) is \(encoded.count) bytes (limit \(store.configuration.maxEventBytes))")
-        }
-        try encoded.withUnsafeBytes { value in
-            try Keys.seq(event.seq).withUnsafeBytes { key in
-                _ = try writeTransaction.put(value, forKey: key, in: store.schema.events, options: .append)
-            }
-        }
-        if !idRecorded {
-            guard try writeTransaction.put(Keys.seq(event.seq), forKey: Keys.eventID(event.id), in: store.schema.eventIDs, options: .noOverwrite) else {
-                throw EventStoreError(.corrupt, "event id \(event.id) is already in the log: the origin sequence went backwards")
-            }
-        }
-        try session.projections.apply(event, before: before, itemKey: itemKey, tx: writeTransaction)
     }
 }

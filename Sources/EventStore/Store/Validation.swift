@@ -1,5 +1,7 @@
-/// Checks on names, fields and sizes. Everything is checked before a transaction starts, so bad
-/// input changes nothing.
+/// Checks on names, fields and sizes, made once per change or event: ``Store/append(_:)-([Change])``
+/// and ``Store/ingest(_:)-([Event])`` check before a transaction starts (bad input changes
+/// nothing), ``StoreWriter`` checks what it is given directly, and `WriteSession` trusts what
+/// reaches it.
 enum Validation {
     static let maxCollectionBytes = 64
     static let maxItemBytes = 255
@@ -71,8 +73,8 @@ enum Validation {
         try fields(change.fields, operation: change.operation)
     }
 
-    /// Checks a received event; returns its encoded size.
-    static func event(_ event: Event, limit: Int) throws -> Int {
+    /// Checks a received event; returns its encoding (see ``CheckedEvent``).
+    static func event(_ event: Event, limit: Int) throws -> [UInt8] {
         try collection(event.collection)
         try item(event.item)
         try fields(event.fields, operation: event.operation)
@@ -81,11 +83,11 @@ enum Validation {
         guard event.base <= event.hlc else {
             throw EventStoreError(.invalidEvent, "event \(event.id) has a base stamp after its own stamp")
         }
-        let size = event.encoded().count
-        guard size <= limit else {
-            throw EventStoreError(.eventTooLarge, "event \(event.id) is \(size) bytes (limit \(limit))")
+        let encoded = event.encoded()
+        guard encoded.count <= limit else {
+            throw EventStoreError(.eventTooLarge, "event \(event.id) is \(encoded.count) bytes (limit \(limit))")
         }
-        return size
+        return encoded
     }
 
     /// Checks the encoded size of the event a change would become. Its id, stamps and seq get

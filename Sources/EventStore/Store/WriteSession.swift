@@ -1,10 +1,16 @@
-import Synchronization
 import LMDB
+import Synchronization
 
-/// The state one write transaction works with: the log head, this replica's id, origin sequence
-/// and clock, and the active projection generation. Loaded from the store at the start of every
-/// transaction (another process may have written since) and saved when it ends.
+/// The one owner of a write transaction's state: the log head, this replica's id, origin
+/// sequence and clock, the item states it reads, and the projection generation it writes.
+///
+/// Every event goes into the log through ``append(_:in:)`` (a local change, stamped here) or
+/// ``ingest(_:in:)`` (a received event, keeping its id and stamp); both record its id, then end in
+/// ``record(_:encoded:before:itemKey:in:)``: the event is written once, under the next seq, the
+/// projections applied, and the state advanced the same way. Loaded at the start of every transaction (another process
+/// may have written since) and saved by ``finish()`` before it commits.
 final class WriteSession {
+    /// What a commit saves and what a failed request of a group rolls back.
     struct State {
         var head: UInt64
         var replica: ReplicaID
@@ -17,6 +23,8 @@ final class WriteSession {
     let tx: WriteTransaction
     let projections: ProjectionWriter
     var state: State
+    /// The values of `meta` when the transaction began: ``finish()`` writes only what changed.
+    private let stored: (hlc: UInt64, originSequence: UInt64)
 
     init(store: Store, tx: WriteTransaction) throws {
         self.store = store
@@ -27,20 +35,115 @@ final class WriteSession {
         }
         let origin = try Meta.uint64(tx, schema.meta, Meta.originSequence) ?? 0
         let replica = try Meta.replicaID(tx, schema.meta)
-        let hlc = HLCTimestamp(rawValue: try Meta.uint64(tx, schema.meta, Meta.hlc) ?? 0)
+        let hlc = try Meta.uint64(tx, schema.meta, Meta.hlc) ?? 0
         var clock = store.clock.withLock { $0 }
-        clock.observe(hlc)
+        clock.observe(HLCTimestamp(rawValue: hlc))
+        stored = (hlc, origin)
         state = State(head: head, replica: replica, originSequence: origin, clock: clock)
         let generation = try StoreReader.activeGeneration(tx, schema)
         projections = ProjectionWriter(databases: schema.generations[generation], configuration: store.configuration)
     }
 
-    /// Saves the clock, the origin sequence and the projection checkpoint.
+    /// The outcome of ingesting one received event.
+    typealias IngestOutcome = StoreWriter.IngestOutcome
+
+    /// Stamps a checked local change (see ``Validation/change(_:)``) and records it.
+    func append(_ change: Change, in tx: WriteTransaction) throws -> Event {
+        let itemKey = Keys.item(change.collection, change.item)
+        let before = try itemState(itemKey, in: tx)
+        var clock = state.clock
+        let event = Event(
+            seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence + 1),
+            hlc: clock.tick(), base: before.version?.hlc ?? .zero, collection: change.collection, item: change.item,
+            operation: change.operation, fields: change.fields, schema: change.schema)
+        let encoded = event.encoded()
+        let limit = store.configuration.maxEventBytes
+        guard encoded.count <= limit else {
+            throw EventStoreError(
+                .eventTooLarge,
+                "event for \(change.collection)/\(change.item) is \(encoded.count) bytes (limit \(limit))")
+        }
+        let idKey = Keys.eventID(event.id)
+        guard try tx.put(Keys.seq(event.seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
+            throw EventStoreError(
+                .corrupt, "event id \(event.id) is already in the log: the origin sequence went backwards")
+        }
+        try record(event, encoded: encoded, before: before, itemKey: itemKey, in: tx)
+        return event
+    }
+
+    /// Records a checked received event (see ``CheckedEvent``) under the next seq, or finds it
+    /// in the log already.
+    func ingest(_ checked: CheckedEvent, in tx: WriteTransaction) throws -> IngestOutcome {
+        let event = checked.event
+        try state.clock.validate(event.hlc)
+        let seq = state.head + 1
+        let idKey = Keys.eventID(event.id)
+        guard try tx.put(Keys.seq(seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
+            let existing = try idKey.withUnsafeBytes { key in
+                try tx.value(forKey: key, in: store.schema.eventIDs).map { try Keys.seq(from: $0) }
+            } ?? 0
+            try checkSameContent(checked, at: existing, in: tx)
+            return .duplicate(seq: existing)
+        }
+        var stored = event
+        stored.seq = seq
+        let itemKey = Keys.item(event.collection, event.item)
+        try record(stored, encoded: checked.encoded, before: try itemState(itemKey, in: tx), itemKey: itemKey, in: tx)
+        return .appended(seq: seq)
+    }
+
+    /// Writes an event whose id is recorded, applies it to the projections and advances the
+    /// state: the same steps for local and received events.
+    private func record(
+        _ event: Event, encoded: [UInt8], before: ItemState, itemKey: [UInt8], in tx: WriteTransaction
+    ) throws {
+        try encoded.withUnsafeBytes { value in
+            try Keys.seq(event.seq).withUnsafeBytes { key in
+                _ = try tx.put(value, forKey: key, in: store.schema.events, options: .append)
+            }
+        }
+        try projections.apply(event, before: before, itemKey: itemKey, tx: tx)
+        state.head = event.seq
+        state.appended += 1
+        state.clock.receive(event.hlc)
+        if event.id.origin == state.replica {
+            state.originSequence = max(state.originSequence, event.id.sequence)
+        }
+    }
+
+    /// The item's merged state, or an empty one.
+    func itemState(_ itemKey: [UInt8], in tx: ReadTransaction) throws -> ItemState {
+        try itemKey.withUnsafeBytes { key in
+            try tx.value(forKey: key, in: projections.databases.items).map { try ItemState(decoding: $0) }
+        } ?? ItemState()
+    }
+
+    /// Throws ``EventStoreError/Code/eventConflict`` unless the log holds exactly `checked` at `seq`.
+    private func checkSameContent(_ checked: CheckedEvent, at seq: UInt64, in tx: ReadTransaction) throws {
+        let held = try Keys.seq(seq).withUnsafeBytes { key in
+            try tx.value(forKey: key, in: store.schema.events).map { Array($0) }
+        }
+        guard let held else {
+            throw EventStoreError(
+                .corrupt, "event id \(checked.event.id) names seq \(seq), which the log does not hold")
+        }
+        guard held != checked.encoded else { return }
+        throw EventStoreError.conflict(
+            EventIDConflict(
+                id: checked.event.id, held: EventDigest(canonicalBytes: held),
+                received: EventDigest(canonicalBytes: checked.encoded)))
+    }
+
+    /// Saves the clock and the origin sequence (each only when it moved) and the projection
+    /// checkpoint, when the transaction appended anything; then publishes the clock.
     func finish() throws {
         guard state.appended > 0 else { return }
         let meta = store.schema.meta
-        try Meta.setUInt64(tx, meta, Meta.hlc, state.clock.last.rawValue)
-        try Meta.setUInt64(tx, meta, Meta.originSequence, state.originSequence)
+        if state.clock.last.rawValue != stored.hlc { try Meta.setUInt64(tx, meta, Meta.hlc, state.clock.last.rawValue) }
+        if state.originSequence != stored.originSequence {
+            try Meta.setUInt64(tx, meta, Meta.originSequence, state.originSequence)
+        }
         try projections.checkpoint(through: state.head, tx: tx)
         let clock = state.clock
         store.clock.withLock { $0 = clock }

@@ -8,52 +8,85 @@ extension Synchronizer {
         var duplicates: Int
     }
 
+    /// A fetched and checked page: its events validated and encoded once, ready to ingest.
+    private struct CheckedPage: Sendable {
+        var page: PullPage
+        var events: [CheckedEvent]
+        var bytes: Int
+    }
+
     func pullAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
         -> PhaseOutcome
     {
         let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
-        let eventsPerCommit = max(1, configuration.pullEventsPerCommit)
+        let budget = max(1, configuration.pullBytesPerCommit)
         let start = cursor.pulled
         let transport = self.transport
         // The next page is fetched while the current ones are checked and ingested.
         var prefetched: Task<PullPage, any Error>?
         defer { prefetched?.cancel() }
+        // A page fetched for a commit it did not fit in (it opens the next one), or the error
+        // that checking it raised (thrown once the pages before it are committed).
+        var carried: Result<CheckedPage, any Error>?
         while true {
-            // Pages up to the commit budget (one page when the log is caught up).
+            // Pages while their encoded events fit in the budget; at least one page (a single
+            // page when the log is caught up).
             let after = cursor.pulled
-            var pages: [PullPage] = []
-            var count = 0
+            var pages: [CheckedPage] = []
+            var bytes = 0
             var next = after
-            repeat {
-                try Task.checkCancellation()
-                let page: PullPage
-                if let pending = prefetched {
-                    page = try await pending.value
+            gathering: while true {
+                let checked: CheckedPage
+                if let page = carried {
+                    carried = nil
+                    do { checked = try page.get() } catch { throw refused(error, after: after) }
                 } else {
-                    page = try await transport.pull(after: next, limit: pageSize, check: cursor.check)
+                    try Task.checkCancellation()
+                    let page: PullPage
+                    if let pending = prefetched {
+                        page = try await pending.value
+                    } else {
+                        page = try await transport.pull(after: next, limit: pageSize, check: cursor.check)
+                    }
+                    prefetched = nil
+                    report.requests += 1
+                    if let epoch = cursor.epoch, page.epoch != epoch {
+                        // Pages of the old epoch are dropped with it.
+                        cursor = try await adopt(epoch: page.epoch, report: &report)
+                        return .epochChanged
+                    }
+                    try Synchronizer.verify(page, after: next)
+                    if page.next < page.head {
+                        let (following, check) = (page.next, cursor.check)
+                        prefetched = Task { try await transport.pull(after: following, limit: pageSize, check: check) }
+                    }
+                    let outcome = Result { try check(page) }
+                    next = page.next
+                    publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
+                    switch outcome {
+                    case .success(let page):
+                        checked = page
+                    case .failure where !pages.isEmpty:
+                        carried = outcome
+                        break gathering
+                    case .failure(let error):
+                        throw refused(error, after: after)
+                    }
                 }
-                prefetched = nil
-                report.requests += 1
-                if let epoch = cursor.epoch, page.epoch != epoch {
-                    // Pages of the old epoch are dropped with it.
-                    cursor = try await adopt(epoch: page.epoch, report: &report)
-                    return .epochChanged
-                }
-                try Synchronizer.verify(page, after: next)
-                if let first = pages.first, page.epoch != first.epoch {
+                if let first = pages.first, checked.page.epoch != first.page.epoch {
                     throw SyncError(.protocolViolation, "pages after \(after) come from two epochs")
                 }
-                pages.append(page)
-                count += page.events.count
-                next = page.next
-                if page.next < page.head {
-                    let (following, check) = (page.next, cursor.check)
-                    prefetched = Task { try await transport.pull(after: following, limit: pageSize, check: check) }
+                guard pages.isEmpty || bytes + checked.bytes <= budget else {
+                    carried = .success(checked)
+                    break
                 }
-                publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
-            } while next < pages[pages.count - 1].head && count < eventsPerCommit
+                pages.append(checked)
+                bytes += checked.bytes
+                next = checked.page.next
+                guard next < checked.page.head, bytes < budget else { break }
+            }
 
-            let last = pages[pages.count - 1]
+            let last = pages[pages.count - 1].page
             let key = cursorKey
             let events = pages.flatMap(\.events)
             let ingested: IngestedPage
@@ -64,7 +97,7 @@ extension Synchronizer {
                         throw SyncError(.local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
                     }
                     let headBefore = try writer.head()
-                    let result = try writer.ingestAll(events)
+                    let result = try writer.ingestAll(checked: events)
                     // Nothing local is pending: what was just pulled need not be pushed back.
                     if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
                     cursor.pulled = last.next
@@ -73,15 +106,26 @@ extension Synchronizer {
                     return IngestedPage(cursor: cursor, appended: result.appended, duplicates: result.duplicates.count)
                 }
             } catch let error as EventStoreError {
-                throw Synchronizer.syncError(error).prefixed("cannot ingest pulled events after \(after): ")
+                throw refused(error, after: after)
             }
             cursor = ingested.cursor
             report.pulled += ingested.appended.count
             report.pulledDuplicates += ingested.duplicates
             report.serverHead = max(report.serverHead, last.head)
             try collectConflicts(of: ingested.appended, into: &report)
-            if last.next >= last.head { return .done }
+            if last.next >= last.head && carried == nil { return .done }
         }
+    }
+
+    /// Checks a page's events for ingestion (names, fields, sizes), encoding each once.
+    private func check(_ page: PullPage) throws -> CheckedPage {
+        let events = try store.check(page.events)
+        return CheckedPage(page: page, events: events, bytes: events.reduce(0) { $0 + $1.byteCount })
+    }
+
+    /// The error for pulled events the store refused, in a commit after `after`.
+    private func refused(_ error: any Error, after: UInt64) -> SyncError {
+        Synchronizer.syncError(error).prefixed("cannot ingest pulled events after \(after): ")
     }
 
     /// Checks a page: checksum, order, bounds.

@@ -74,17 +74,26 @@ struct SynchronizerTests {
         #expect(Set(ids) == Set(try eventIDs(of: client)))
     }
 
-    @Test func aBacklogIsIngestedSeveralPagesPerCommitAndACutLosesOnlyTheOpenCommit() async throws {
+    /// A cluster whose server holds 1,000 notes of replica 0, a new replica 1 that holds none,
+    /// and the encoded size of each server event, in server order (what a catch-up commit's
+    /// byte budget counts).
+    private func backlog() async throws -> (cluster: SyncCluster, source: Store, client: Store, sizes: [Int]) {
         let cluster = try SyncCluster()
-        defer { cluster.close() }
         let source = try cluster.addReplica()
         try await appendNotes(source, count: 1000)
         try await cluster.synchronizer(0).sync()
-
         let client = try cluster.addReplica()
+        let sizes = try client.check(try allEvents(of: try await cluster.serverStore())).map(\.byteCount)
+        return (cluster, source, client, sizes)
+    }
+
+    @Test func aBacklogIsIngestedSeveralPagesPerCommitAndACutLosesOnlyTheOpenCommit() async throws {
+        let (cluster, source, client, sizes) = try await backlog()
+        defer { cluster.close() }
         var configuration = Synchronizer.Configuration()
         configuration.pullPageSize = 100
-        configuration.pullEventsPerCommit = 300
+        // Pages 1-3 fill the budget exactly; pages 4 and 5 (larger events) fit in it, with room left.
+        configuration.pullBytesPerCommit = sizes[0..<300].reduce(0, +)
         let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
         // Calls from 0: info, pages 1-3 (one commit), pages 4-5, then page 6 is cut: pages 4-6 were
         // one open commit.
@@ -103,17 +112,39 @@ struct SynchronizerTests {
         #expect(try StoreSnapshot(client) == StoreSnapshot(source))
     }
 
-    @Test func aPullCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
-        let cluster = try SyncCluster()
+    @Test func aBacklogOverTheByteBudgetCommitsInSeveralTransactionsOfWholePages() async throws {
+        let (cluster, source, client, sizes) = try await backlog()
         defer { cluster.close() }
-        let source = try cluster.addReplica()
-        try await appendNotes(source, count: 1000)
-        try await cluster.synchronizer(0).sync()
-
-        let client = try cluster.addReplica()
+        let pageBytes = stride(from: 0, to: sizes.count, by: 100).map { sizes[$0..<min($0 + 100, sizes.count)].reduce(0, +) }
         var configuration = Synchronizer.Configuration()
         configuration.pullPageSize = 100
-        configuration.pullEventsPerCommit = 1  // page by page
+        // Two pages fit in the budget, three never do.
+        configuration.pullBytesPerCommit = pageBytes.max()! * 2
+        #expect(pageBytes.min()! * 3 > configuration.pullBytesPerCommit)
+        let synchronizer = cluster.synchronizer(1, configuration: configuration)
+        let commitsBefore = try client.statistics().lastTransactionID
+        let report = try await synchronizer.sync()
+        #expect(report.pulled == 1000 && report.pulledDuplicates == 0)
+        #expect(try client.statistics().lastTransactionID == commitsBefore + 1 + 5, "the epoch, then 5 commits of 2 pages")
+        #expect(try synchronizer.cursor().pulled == 1000)
+        #expect(try StoreSnapshot(client) == StoreSnapshot(source))
+
+        // A cut: the commits before it keep their pages and their cursor, the open one is lost.
+        let late = try cluster.addReplica()
+        let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
+        faulty.fail(call: 6, .after)  // info, pages 1-2 (a commit), 3-4 (a commit), then page 5 is cut
+        let cut = cluster.synchronizer(2, transport: faulty, configuration: configuration)
+        await expectSyncError(.transport) { try await cut.sync() }
+        #expect(try cut.cursor().pulled == 400)
+        #expect(try late.head() == 400)
+    }
+
+    @Test func aPullCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
+        let (cluster, source, client, _) = try await backlog()
+        defer { cluster.close() }
+        var configuration = Synchronizer.Configuration()
+        configuration.pullPageSize = 100
+        configuration.pullBytesPerCommit = 1  // page by page
         let faulty = FaultyTransport(cluster.transport(encodesJSON: true))
         faulty.fail(call: 5, .after)  // info, pages 1-4 ingested; page 5 fetched but cut before ingest
         let synchronizer = cluster.synchronizer(1, transport: faulty, configuration: configuration)

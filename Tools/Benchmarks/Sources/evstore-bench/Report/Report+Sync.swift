@@ -1,14 +1,16 @@
 import Foundation
 
 extension Report {
-    /// The rows of scenario 10; the aims are the sync issue's (1M events in ≤ 20 s, RSS ≤ 150 MiB).
+    /// The rows of scenario 10; the aims are the issue's: a first sync of 1M events in ≤ 20 s, with
+    /// the client's anonymous memory ≤ 150 MiB.
     static let syncRows: [Row] = [
         Row("seed the server store, bulk, 10,000 events/txn (events/s)", "sync.seed", .rate),
         Row("first sync, server → new client: seconds", "sync.first.seconds", .seconds),
+        // As a rate, so that the aim reads the same at any size (`--short` syncs 20,000 events).
         Row("first sync: events/s", "sync.first.rate", .rate, aim: .atLeast(50_000, text: "50,000 (1M in 20 s)")),
         Row(
             "first sync: client peak RSS, own process (MiB)", "sync.first.rss", .memory,
-            aim: .atMost(150, text: "150 MiB")),
+            aim: .figureAtMost("sync.first.rss.anon", 150, text: "150 MiB anonymous")),
         Row("first sync: client CPU time, user (s)", "sync.first.cpu.user", .seconds),
         Row("first sync: client CPU time, system (s)", "sync.first.cpu.system", .seconds),
         Row("first sync: client bytes written per event (KiB)", "sync.first.written", .kibibytes),

@@ -8,12 +8,15 @@ import Foundation
 ///
 /// - `EVSTORE_BENCH_SYNC_DURABILITY=durable|relaxed|bulk`: the client store's durability.
 /// - `EVSTORE_BENCH_SYNC_SEARCH=0`: no search index on the client (no searchable field).
-/// - `EVSTORE_BENCH_SYNC_PAGE=N`: events per pulled page, so per client commit (the server's
-///   page limits are raised to allow it; default 1,000).
+/// - `EVSTORE_BENCH_SYNC_PAGE=N`: events per pulled page (the server's page limits are raised
+///   to allow it; default 1,000).
+/// - `EVSTORE_BENCH_SYNC_COMMIT_BYTES=N`: the client's catch-up byte budget per commit
+///   (`Synchronizer.Configuration.pullBytesPerCommit`).
 struct SyncTuning: Sendable {
     var durability: Store.Durability?
     var search = true
     var pageEvents: Int?
+    var commitBytes: Int?
 
     /// The knobs set in this process's environment.
     static let current: SyncTuning = {
@@ -22,6 +25,7 @@ struct SyncTuning: Sendable {
         tuning.durability = environment["EVSTORE_BENCH_SYNC_DURABILITY"].flatMap(Store.Durability.init(rawValue:))
         tuning.search = environment["EVSTORE_BENCH_SYNC_SEARCH"] != "0"
         tuning.pageEvents = environment["EVSTORE_BENCH_SYNC_PAGE"].flatMap { Int($0) }.map { max(1, $0) }
+        tuning.commitBytes = environment["EVSTORE_BENCH_SYNC_COMMIT_BYTES"].flatMap { Int($0) }.map { max(1, $0) }
         return tuning
     }()
 
@@ -31,6 +35,7 @@ struct SyncTuning: Sendable {
         if let durability { parts.append("client durability \(durability.rawValue)") }
         if !search { parts.append("no search index on the client") }
         if let pageEvents { parts.append("\(pageEvents) events per pulled page") }
+        if let commitBytes { parts.append("\(commitBytes) bytes of events per catch-up commit") }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
@@ -42,10 +47,11 @@ struct SyncTuning: Sendable {
         return configuration
     }
 
-    /// The synchronizer's configuration: the defaults, or the page size of the knob.
+    /// The synchronizer's configuration: the defaults, or the page size and budget of the knobs.
     var synchronizerConfiguration: Synchronizer.Configuration {
         var configuration = Synchronizer.Configuration()
         if let pageEvents { configuration.pullPageSize = pageEvents }
+        if let commitBytes { configuration.pullBytesPerCommit = commitBytes }
         return configuration
     }
 

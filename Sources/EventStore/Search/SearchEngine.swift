@@ -21,7 +21,7 @@ struct SearchEngine {
 
     /// One query term (or tag) and the index terms it matches.
     private struct Group {
-        var terms: [[UInt8]]
+        var terms: [IndexReader.TermLists]
         var estimate: Int
         var scored: Bool
         /// The group's place in the query: scores are summed in this order, so they do not depend
@@ -112,14 +112,14 @@ struct SearchEngine {
         var groups: [Group] = []
         for term in terms {
             let key = IndexKeys.term(collection: collection, term: term.text)
-            let keys = term.isPrefix ? try index.terms(withPrefix: key, limit: SearchEngine.maxExpansions) : [key]
-            let estimate = try keys.reduce(0) { $0 + (try index.estimatedFrequency(of: $1)) }
+            let keys = term.isPrefix ? try index.expand(prefix: key, limit: SearchEngine.maxExpansions) : [try index.lists(of: key)]
+            let estimate = try keys.reduce(0) { $0 + (try $1.estimatedFrequency()) }
             guard estimate > 0 else { return [] }
             groups.append(Group(terms: keys, estimate: estimate, scored: true, position: groups.count))
         }
         for tag in tags.sorted(by: utf8Less) {
-            let key = IndexKeys.tag(collection: collection, tag: tag)
-            let estimate = try index.estimatedFrequency(of: key)
+            let key = try index.lists(of: IndexKeys.tag(collection: collection, tag: tag))
+            let estimate = try key.estimatedFrequency()
             guard estimate > 0 else { return [] }
             groups.append(Group(terms: [key], estimate: estimate, scored: false, position: groups.count))
         }
@@ -142,7 +142,7 @@ struct SearchEngine {
         var ids: [UInt32] = []
         var contributions = [[Double]](repeating: [], count: groups.count)
         if driver.terms.count == 1 {
-            let postings = try index.livePostings(of: driver.terms[0])
+            let postings = try index.livePostings(in: driver.terms[0])
             let weight = idf(postings.count)
             ids = postings.map(\.docID)
             contributions[driver.position] = driver.scored ? postings.map { score($0, idf: weight) } : [Double](repeating: 0, count: postings.count)
@@ -150,7 +150,7 @@ struct SearchEngine {
             // A prefix: a document may hold several of its terms; it scores its best one.
             var best: [UInt32: Double] = [:]
             for term in driver.terms {
-                let postings = try index.livePostings(of: term)
+                let postings = try index.livePostings(in: term)
                 let weight = idf(postings.count)
                 for posting in postings {
                     let value = driver.scored ? score(posting, idf: weight) : 0
@@ -166,7 +166,7 @@ struct SearchEngine {
             for term in group.terms {
                 var matches: [(candidate: Int, posting: Posting)] = []
                 var position = 0
-                let frequency = try index.forEachLivePosting(of: term) { posting in
+                let frequency = try index.forEachLivePosting(in: term) { posting in
                     while position < ids.count && ids[position] < posting.docID { position += 1 }
                     if position < ids.count && ids[position] == posting.docID { matches.append((position, posting)) }
                 }

@@ -27,7 +27,7 @@ extension StoreReader {
             tx: tx, database: databases.searchSegments, segments: index.segments,
             prefix: IndexKeys.term(collection: collection, term: prefix))
         while let (raw, _) = try walk.next() {
-            let frequency = try index.forEachLivePosting(of: raw) { _ in }
+            let frequency = try index.forEachLivePosting(in: try index.lists(of: raw)) { _ in }
             guard frequency > 0 else { continue }
             var term = String(decoding: raw.dropFirst(collectionPrefix.count), as: UTF8.self)
             if raw.dropFirst(collectionPrefix.count).first == IndexKeys.tagMarker { term = "#" + String(term.dropFirst()) }

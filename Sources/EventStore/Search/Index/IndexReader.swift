@@ -16,35 +16,63 @@ struct IndexReader {
         dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
     }
 
-    /// Calls `body` with the stored list of `term` in each live segment that holds it, in order.
-    func forEachList(of term: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// A term's stored lists, one per live segment that holds it, in segment order. The buffers
+    /// point into the snapshot and stay valid while its transaction lives.
+    struct TermLists {
+        var term: [UInt8]
+        var lists: [UnsafeRawBufferPointer]
+
+        /// The postings the lists hold, dead ones included: a cheap upper bound of the term's
+        /// document frequency, read from the lists' headers.
+        func estimatedFrequency() throws -> Int {
+            try lists.reduce(0) { $0 + (try PostingList.count(in: $1)) }
+        }
+    }
+
+    /// The lists of `term` in the live segments.
+    func lists(of term: [UInt8]) throws -> TermLists {
         var key = IndexKeys.segment(0, term)
+        var lists: [UnsafeRawBufferPointer] = []
         for segment in segments {
             withUnsafeBytes(of: segment.bigEndian) { id in
                 for index in 0..<4 { key[index] = id[index] }
             }
             if let list = try key.withUnsafeBytes({ try tx.value(forKey: $0, in: databases.searchSegments) }) {
-                try body(list)
+                lists.append(list)
             }
+        }
+        return TermLists(term: term, lists: lists)
+    }
+
+    /// The terms (in any live segment) that start with `prefix`, the `limit` least, sorted, each
+    /// with its lists: read in one scan of each segment's key range.
+    func expand(prefix: [UInt8], limit: Int) throws -> [TermLists] {
+        var found: [ByteKey: [(segment: Int, list: UnsafeRawBufferPointer)]] = [:]
+        try tx.withCursor(on: databases.searchSegments) { cursor in
+            for (position, segment) in segments.enumerated() {
+                let start = IndexKeys.segment(segment, prefix)
+                var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                var taken = 0
+                while let current = entry, current.key.starts(with: start), taken < limit {
+                    found[ByteKey(Array(current.key[(current.key.startIndex + 4)...])), default: []].append((position, current.value))
+                    taken += 1
+                    entry = try cursor.next()
+                }
+            }
+        }
+        return found.keys.sorted().prefix(limit).map { term in
+            TermLists(term: term.bytes, lists: found[term]!.sorted { $0.segment < $1.segment }.map(\.list))
         }
     }
 
-    /// The postings `term` has in all segments, dead ones included: a cheap upper bound of its
-    /// document frequency, read from the lists' headers.
-    func estimatedFrequency(of term: [UInt8]) throws -> Int {
-        var total = 0
-        try forEachList(of: term) { total += try PostingList.count(in: $0) }
-        return total
-    }
-
-    /// Calls `body` with every live posting of `term`, in doc-id order; returns how many there
-    /// were (the term's exact document frequency among live documents).
+    /// Calls `body` with every live posting of the lists, in doc-id order; returns how many
+    /// there were (the term's exact document frequency among live documents).
     @discardableResult
-    mutating func forEachLivePosting(of term: [UInt8], _ body: (Posting) throws -> Void) throws -> Int {
+    mutating func forEachLivePosting(in term: TermLists, _ body: (Posting) throws -> Void) throws -> Int {
         var live = 0
         var dead = self.dead
         defer { self.dead = dead }
-        try forEachList(of: term) { list in
+        for list in term.lists {
             var decoder = try PostingList.Decoder(list)
             while let posting = try decoder.next() {
                 if try dead.isDead(posting.docID) { continue }
@@ -55,29 +83,12 @@ struct IndexReader {
         return live
     }
 
-    /// The live postings of `term`, in doc-id order.
-    mutating func livePostings(of term: [UInt8]) throws -> [Posting] {
+    /// The live postings of the lists, in doc-id order.
+    mutating func livePostings(in term: TermLists) throws -> [Posting] {
         var postings: [Posting] = []
-        try forEachLivePosting(of: term) { postings.append($0) }
+        postings.reserveCapacity(try term.estimatedFrequency())
+        try forEachLivePosting(in: term) { postings.append($0) }
         return postings
-    }
-
-    /// The term keys (in any live segment) that start with `prefix`: the `limit` least, sorted.
-    func terms(withPrefix prefix: [UInt8], limit: Int) throws -> [[UInt8]] {
-        var found = Set<[UInt8]>()
-        try tx.withCursor(on: databases.searchSegments) { cursor in
-            for segment in segments {
-                let start = IndexKeys.segment(segment, prefix)
-                var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                var taken = 0
-                while let current = entry, current.key.starts(with: start), taken < limit {
-                    found.insert(Array(current.key[(current.key.startIndex + 4)...]))
-                    taken += 1
-                    entry = try cursor.next()
-                }
-            }
-        }
-        return Array(found.sorted { $0.lexicographicallyPrecedes($1) }.prefix(limit))
     }
 
     /// The item key of a document, or `nil` when its entry is gone.

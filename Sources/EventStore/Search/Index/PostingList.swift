@@ -46,39 +46,60 @@ enum PostingList {
     /// Reads a stored list posting by posting. Malformed bytes throw ``EventStoreError/Code/corrupt``:
     /// a count that does not fit, doc ids that do not grow or overflow, trailing bytes.
     struct Decoder {
-        private var reader: ByteReader
+        private let buffer: UnsafeRawBufferPointer
+        private var offset: Int
         /// The postings the list holds.
         let count: Int
         private var read = 0
         private var previous: UInt32 = 0
 
         init(_ list: UnsafeRawBufferPointer) throws {
-            reader = ByteReader(list)
+            var reader = ByteReader(list)
             let flags = try reader.readByte()
             guard flags == PostingList.flagsWithoutPositions else { throw ByteReader.corrupt("posting list flags") }
             count = try reader.readCount(minimumBytesEach: 3)
             guard count > 0 else { throw ByteReader.corrupt("empty posting list") }
+            buffer = list
+            offset = reader.offset
+        }
+
+        /// A varint of at most 5 bytes (32 bits), checked against the end of the list.
+        @inline(__always)
+        private mutating func varint32() throws -> UInt32 {
+            guard offset < buffer.count else { throw ByteReader.corrupt("posting list") }
+            let first = buffer[offset]
+            offset += 1
+            if first < 0x80 { return UInt32(first) }
+            var result = UInt64(first & 0x7F)
+            var shift: UInt64 = 7
+            while true {
+                guard offset < buffer.count, shift <= 28 else { throw ByteReader.corrupt("posting list varint") }
+                let byte = buffer[offset]
+                offset += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            guard result <= UInt64(UInt32.max) else { throw ByteReader.corrupt("posting list varint") }
+            return UInt32(result)
         }
 
         @inline(__always)
         mutating func next() throws -> Posting? {
             guard read < count else {
-                guard reader.isAtEnd else { throw ByteReader.corrupt("posting list (trailing bytes)") }
+                guard offset == buffer.count else { throw ByteReader.corrupt("posting list (trailing bytes)") }
                 return nil
             }
-            let delta = try reader.readVarint()
-            guard read == 0 || delta > 0, delta <= UInt64(UInt32.max - previous) else {
+            let delta = try varint32()
+            guard read == 0 || delta > 0, delta <= UInt32.max - previous else {
                 throw ByteReader.corrupt("posting list doc ids")
             }
-            let docID = previous + UInt32(delta)
-            let frequency = try reader.readVarint()
-            let length = try reader.readVarint()
-            guard frequency <= UInt64(UInt32.max), length <= UInt64(UInt32.max) else {
-                throw ByteReader.corrupt("posting list frequencies")
-            }
+            let docID = previous + delta
+            let frequency = try varint32()
+            let length = try varint32()
             read += 1
             previous = docID
-            return Posting(docID: docID, frequency: UInt32(frequency), length: UInt32(length))
+            return Posting(docID: docID, frequency: frequency, length: length)
         }
 
         /// Every posting, checked to the end.

@@ -59,7 +59,7 @@ extension Store {
         if try Meta.rebuildIsNeeded(reader.tx, schema.meta) {
             report.record(.init(
                 kind: "rebuild-pending", database: "meta", key: Meta.rebuildNeeded,
-                detail: "events were restamped and the projections not rebuilt yet (opening the store for writing does it)"))
+                detail: "the projections must be rebuilt (after a restamp, a configuration change or a format upgrade) and were not yet: opening the store for writing does it"))
         }
         try reader.tx.forEach(in: schema.events) { key, value in
             guard let seq = try? Keys.seq(from: key) else {

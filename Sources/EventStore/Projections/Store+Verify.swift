@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LMDB
 
 extension Store {
@@ -140,9 +145,11 @@ extension Store {
     }
 }
 
+/// LMDB's default key order: bytes, then the shorter first on a common prefix.
 func compareBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
-    let count = min(lhs.count, rhs.count)
-    for index in 0..<count where lhs[index] != rhs[index] { return lhs[index] < rhs[index] ? -1 : 1 }
+    let common = min(lhs.count, rhs.count)
+    let order = common == 0 ? 0 : Int(memcmp(lhs.baseAddress!, rhs.baseAddress!, common))
+    if order != 0 { return order }
     return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
 }
 

@@ -72,7 +72,4 @@ struct SearchIndexWriter {
             try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
         }
     }
-
-    /// Whether items of `collection` are indexed at all.
-    func indexes(_ collection: String) -> Bool { !configuration.fields(for: collection).isEmpty }
 }

@@ -22,12 +22,15 @@ extension StoreReader {
     public func forEachTerm(collection: String, prefix: String = "", _ body: (String, Int) throws -> Bool) throws {
         let databases = try projection
         let collectionPrefix = Keys.collectionPrefix(collection)
-        var index = try IndexReader(tx: tx, databases: databases)
+        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
         var walk = try TermWalk(
-            tx: tx, database: databases.searchSegments, segments: index.segments,
+            tx: tx, database: databases.searchSegments, segments: segments,
             prefix: IndexKeys.term(collection: collection, term: prefix))
-        while let (raw, _) = try walk.next() {
-            let frequency = try index.forEachLivePosting(in: try index.lists(of: raw)) { _ in }
+        while let (raw, lists) = try walk.next() {
+            let frequency = try lists.reduce(0) { total, entry in
+                total + (try entry.list.withUnsafeBytes { try dead.forEachLive(in: $0) { _ in } })
+            }
             guard frequency > 0 else { continue }
             var term = String(decoding: raw.dropFirst(collectionPrefix.count), as: UTF8.self)
             if raw.dropFirst(collectionPrefix.count).first == IndexKeys.tagMarker { term = "#" + String(term.dropFirst()) }

@@ -56,5 +56,19 @@ enum DeadDocuments {
             let offset = Int(docID % DeadDocuments.documentsPerChunk)
             return bits[offset >> 3] & (1 << UInt8(offset & 7)) != 0
         }
+
+        /// Calls `body` with each posting of a stored list whose document is live, in doc-id
+        /// order; returns how many there were.
+        @discardableResult
+        mutating func forEachLive(in list: UnsafeRawBufferPointer, _ body: (Posting) throws -> Void) throws -> Int {
+            var live = 0
+            var decoder = try PostingList.Decoder(list)
+            while let posting = try decoder.next() {
+                if try isDead(posting.docID) { continue }
+                live += 1
+                try body(posting)
+            }
+            return live
+        }
     }
 }

@@ -12,10 +12,12 @@ enum IndexKeys {
     }
 
     static func tag(collection: String, tag: String) -> [UInt8] {
-        var key = Keys.collectionPrefix(collection)
-        key.append(tagMarker)
-        key.append(contentsOf: tag.utf8)
-        return key
+        term(collection: collection, term: tagTerm(tag))
+    }
+
+    /// A tag as a term: `0x01 tag` (no index term starts with a control character).
+    static func tagTerm(_ tag: String) -> String {
+        String(UnicodeScalar(tagMarker)) + tag
     }
 
     /// `search_segments`: segment id (4 bytes, big-endian), then a term key.
@@ -33,13 +35,14 @@ enum IndexKeys {
         return UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
     }
 
-    /// `search_documents`: the doc id, 4 bytes big-endian.
+    /// `search_documents` keys and `search_items` values: the doc id, 4 bytes big-endian.
     static func document(_ docID: UInt32) -> [UInt8] {
         withUnsafeBytes(of: docID.bigEndian, Array.init)
     }
 
-    static func docID(of key: UnsafeRawBufferPointer) throws -> UInt32 {
-        guard key.count == 4 else { throw ByteReader.corrupt("search document key") }
-        return UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
+    /// Decodes a stored doc id: a `search_documents` key or a `search_items` value.
+    static func docID(of bytes: UnsafeRawBufferPointer) throws -> UInt32 {
+        guard bytes.count == 4 else { throw ByteReader.corrupt("search document id") }
+        return UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))
     }
 }

@@ -69,18 +69,7 @@ struct IndexReader {
     /// there were (the term's exact document frequency among live documents).
     @discardableResult
     mutating func forEachLivePosting(in term: TermLists, _ body: (Posting) throws -> Void) throws -> Int {
-        var live = 0
-        var dead = self.dead
-        defer { self.dead = dead }
-        for list in term.lists {
-            var decoder = try PostingList.Decoder(list)
-            while let posting = try decoder.next() {
-                if try dead.isDead(posting.docID) { continue }
-                live += 1
-                try body(posting)
-            }
-        }
-        return live
+        try term.lists.reduce(0) { $0 + (try dead.forEachLive(in: $1, body)) }
     }
 
     /// The live postings of the lists, in doc-id order.

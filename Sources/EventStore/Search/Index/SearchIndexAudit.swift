@@ -18,8 +18,9 @@ struct SearchIndexAudit {
     let rebuilt: (tx: ReadTransaction, databases: ProjectionDatabases)
 
     func compare(into report: inout VerificationReport) throws {
-        try compareItems(into: &report)
-        try compareTerms(into: &report)
+        let liveItems = try Side(live).items()
+        try compareItems(liveItems, try Side(rebuilt).items(), into: &report)
+        try compareTerms(liveItems: liveItems, into: &report)
         try checkSegments(into: &report)
     }
 
@@ -57,8 +58,7 @@ struct SearchIndexAudit {
         func items() throws -> [(key: [UInt8], docID: UInt32)] {
             var entries: [(key: [UInt8], docID: UInt32)] = []
             try tx.forEach(in: databases.searchItems) { key, value in
-                guard value.count == 4 else { throw ByteReader.corrupt("search item entry") }
-                entries.append((Array(key), UInt32(bigEndian: value.loadUnaligned(as: UInt32.self))))
+                    entries.append((Array(key), try IndexKeys.docID(of: value)))
                 return true
             }
             return entries
@@ -74,7 +74,9 @@ struct SearchIndexAudit {
         {
             var result: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)] = []
             for (_, list) in lists {
-                for posting in try list.withUnsafeBytes({ try PostingList.Decoder.decodeAll($0) }) where try !dead.isDead(posting.docID) {
+                var live: [Posting] = []
+                _ = try list.withUnsafeBytes { try dead.forEachLive(in: $0) { live.append($0) } }
+                for posting in live {
                     let item: [UInt8]
                     if let known = documents[posting.docID] {
                         item = known
@@ -85,22 +87,23 @@ struct SearchIndexAudit {
                     result.append((item, posting.frequency, posting.length, posting.docID))
                 }
             }
-            return result.sorted { $0.item.lexicographicallyPrecedes($1.item) }
+            return result.sorted { ByteKey.compare($0.item, $1.item) < 0 }
         }
     }
 
-    private func compareItems(into report: inout VerificationReport) throws {
+    private func compareItems(
+        _ liveItems: [(key: [UInt8], docID: UInt32)], _ rebuiltItems: [(key: [UInt8], docID: UInt32)],
+        into report: inout VerificationReport
+    ) throws {
         var left = Side(live)
         let right = Side(rebuilt)
-        let liveItems = try left.items()
-        let rebuiltItems = try right.items()
         var l = 0
         var r = 0
         while l < liveItems.count || r < rebuiltItems.count {
             report.entriesCompared += 1
             let order: Int
             if l < liveItems.count && r < rebuiltItems.count {
-                order = liveItems[l].key.lexicographicallyPrecedes(rebuiltItems[r].key) ? -1 : (liveItems[l].key == rebuiltItems[r].key ? 0 : 1)
+                order = ByteKey.compare(liveItems[l].key, rebuiltItems[r].key)
             } else {
                 order = l < liveItems.count ? -1 : 1
             }
@@ -130,7 +133,7 @@ struct SearchIndexAudit {
         }
     }
 
-    private func compareTerms(into report: inout VerificationReport) throws {
+    private func compareTerms(liveItems: [(key: [UInt8], docID: UInt32)], into report: inout VerificationReport) throws {
         var left = Side(live)
         var right = Side(rebuilt)
         var leftWalk = try TermWalk(tx: live.tx, database: live.databases.searchSegments, segments: try segments(of: live).map(\.id))
@@ -138,7 +141,7 @@ struct SearchIndexAudit {
         var leftDocuments: [UInt32: [UInt8]] = [:]
         var rightDocuments: [UInt32: [UInt8]] = [:]
         var leftItems: [[UInt8]: UInt32] = [:]
-        for (key, docID) in try left.items() { leftItems[key] = docID }
+        for (key, docID) in liveItems { leftItems[key] = docID }
 
         func nextLive(
             _ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]], report: inout VerificationReport
@@ -159,7 +162,7 @@ struct SearchIndexAudit {
             report.entriesCompared += 1
             let order: Int
             if let l, let r {
-                order = l.term.lexicographicallyPrecedes(r.term) ? -1 : (l.term == r.term ? 0 : 1)
+                order = ByteKey.compare(l.term, r.term)
             } else {
                 order = l != nil ? -1 : 1
             }

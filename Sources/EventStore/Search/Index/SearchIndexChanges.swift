@@ -30,11 +30,6 @@ struct SearchIndexChanges {
     /// Each changed item's doc id after the transaction; 0 for none.
     private var itemDocs: [ByteKey: UInt32] = [:]
 
-    /// A tag as a term of the segment: `0x01 tag`, so its key is ``IndexKeys/tag(collection:tag:)``.
-    static func tagTerm(_ tag: String) -> String {
-        "\u{01}" + tag
-    }
-
     /// Merge work allowed per posting written, and at least per commit that changed the index.
     static let mergeWorkPerPosting = 8
     static let minimumMergeWork = 256
@@ -70,10 +65,7 @@ struct SearchIndexChanges {
         let current =
             try itemDocs[key]
             ?? itemKey.withUnsafeBytes { key in
-                try tx.value(forKey: key, in: databases.searchItems).map { value -> UInt32 in
-                    guard value.count == 4 else { throw ByteReader.corrupt("search item entry") }
-                    return UInt32(bigEndian: value.loadUnaligned(as: UInt32.self))
-                }
+                try tx.value(forKey: key, in: databases.searchItems).map(IndexKeys.docID(of:))
             } ?? 0
         guard current != 0 else { return }
         guard let stored = try IndexedDocument.load(current, tx: tx, database: databases.searchDocuments) else {
@@ -129,7 +121,7 @@ struct SearchIndexChanges {
                     terms[term, default: []].append(Posting(docID: entry.docID, frequency: frequency, length: entry.document.length))
                 }
                 for tag in entry.document.tags {
-                    terms[SearchIndexChanges.tagTerm(tag), default: []].append(Posting(docID: entry.docID, frequency: 0, length: 0))
+                    terms[IndexKeys.tagTerm(tag), default: []].append(Posting(docID: entry.docID, frequency: 0, length: 0))
                 }
                 lists[entry.collection] = terms
             }

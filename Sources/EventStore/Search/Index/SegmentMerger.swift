@@ -47,12 +47,8 @@ struct SegmentMerger {
             merged.removeAll(keepingCapacity: true)
             for (_, list) in lists {
                 try list.withUnsafeBytes { list in
-                    var decoder = try PostingList.Decoder(list)
-                    budget -= decoder.count
-                    while let posting = try decoder.next() {
-                if try dead.isDead(posting.docID) { continue }
-                        merged.append(posting)
-                    }
+                    budget -= try PostingList.count(in: list)
+                    try dead.forEachLive(in: list) { merged.append($0) }
                 }
             }
             if !merged.isEmpty {

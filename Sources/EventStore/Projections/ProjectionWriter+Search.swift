@@ -25,7 +25,7 @@ extension ProjectionWriter {
                     let (collection, _) = try Keys.splitItem(key)
                     let state = try ItemState(decoding: value)
                     let itemKey = Array(key)
-                    if let document = search.document(collection: collection, state: state) {
+                    if let document = search.document(collection: collection, state: state, terms: &counters.search.terms) {
                         try counters.search.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
                         indexed += 1
                     }

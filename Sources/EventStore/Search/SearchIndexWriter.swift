@@ -11,35 +11,59 @@ struct SearchIndexWriter {
     let configuration: SearchConfiguration
     let tokenizer = Tokenizer()
 
-    /// A document as indexed: its weighted terms, its tags and its weighted length.
-    struct Document: Equatable {
-        var terms: [String: UInt32] = [:]
-        var tags: [String] = []
+    /// A document as indexed: its weighted terms and its tags, as numbers of the transaction's
+    /// ``TermTable``, and its weighted length.
+    struct Document {
+        /// A term of the document and its weighted frequency there.
+        struct Term {
+            var number: UInt32
+            var frequency: UInt32
+        }
+        /// In order of first appearance, each term once.
+        var terms: [Term] = []
+        /// Tag terms (`0x01 tag`, see ``IndexKeys/tagTerm(_:)``), each once.
+        var tags: [UInt32] = []
         var length: UInt32 = 0
     }
 
-    /// The searchable content of an item state, or `nil` when nothing is searchable.
-    func document(collection: String, state: ItemState) -> Document? {
+    /// The searchable content of an item state, or `nil` when nothing is searchable; its terms
+    /// are added to `table`.
+    func document(collection: String, state: ItemState, terms table: inout TermTable) -> Document? {
         guard state.exists else { return nil }
         let fields = configuration.fields(for: collection)
         guard !fields.isEmpty else { return nil }
         var document = Document()
+        table.beginDocument()
         for field in fields {
             guard let value = state.fields[field.name]?.value else { continue }
+            let weight = UInt32(field.weight)
             forEachString(in: value) { text in
-                tokenizer.forEachIndexTerm(in: text) { term in
-                    document.terms[term, default: 0] += UInt32(field.weight)
-                    document.length += UInt32(field.weight)
+                tokenizer.forEachIndexTermBytes(in: text) { term in
+                    let (number, index) = table.occurrence(of: term)
+                    if let index {
+                        document.terms[index].frequency += weight
+                    } else {
+                        table.setIndex(document.terms.count, of: number)
+                        document.terms.append(Document.Term(number: number, frequency: weight))
+                    }
+                    document.length += weight
                 }
             }
         }
         if let tags = state.fields[configuration.tagField]?.value {
-            var seen = Set<String>()
+            var term: [UInt8] = []
             forEachString(in: tags) { tag in
                 let normalized = tokenizer.normalizeTag(tag)
-                if !normalized.isEmpty && seen.insert(normalized).inserted { document.tags.append(normalized) }
+                guard !normalized.isEmpty else { return }
+                term.removeAll(keepingCapacity: true)
+                term.append(IndexKeys.tagMarker)
+                term.append(contentsOf: normalized.utf8)
+                let (number, index) = term.withUnsafeBytes { table.occurrence(of: $0) }
+                if index == nil {
+                    table.setIndex(0, of: number)
+                    document.tags.append(number)
+                }
             }
-            document.tags.sort(by: utf8Less)
         }
         return document
     }
@@ -68,7 +92,7 @@ struct SearchIndexWriter {
     ) throws {
         if searchableContentEqual(collection: collection, before, after) { return }
         try changes.retire(itemKey: itemKey, collection: collection, tx: tx, databases: databases)
-        if let document = document(collection: collection, state: after) {
+        if let document = document(collection: collection, state: after, terms: &changes.terms) {
             try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
         }
     }

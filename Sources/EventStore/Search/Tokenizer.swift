@@ -33,8 +33,8 @@ package struct QueryTerm: Sendable, Hashable {
 /// A CJK run is indexed as overlapping bigrams (`동기화를` → `동기`, `기화`, `화를`), or as a unigram
 /// when it is a single character, so that `동기화` finds `동기화를` when all query terms must match.
 ///
-/// ASCII text takes a fast path that lowercases bytes directly and only allocates per term (and
-/// not at all for terms of up to 15 bytes); only chunks containing non-ASCII bytes take the
+/// ASCII text takes a fast path that lowercases bytes into a reused buffer and allocates nothing
+/// per term (``forEachIndexTermBytes(in:_:)``); only chunks containing non-ASCII bytes take the
 /// Unicode path, which calls Foundation's NFKC only for text that needs it (combining marks,
 /// compatibility characters outside Latin/Greek/Cyrillic, jamo; see `forEachFoldedScalar`).
 package struct Tokenizer: Sendable {
@@ -73,6 +73,13 @@ package struct Tokenizer: Sendable {
     /// without building an array: `forEachIndexTerm(in: "Hello, World") { count[$0, default: 0] += 1 }`
     /// sees `hello` and then `world`.
     package func forEachIndexTerm(in text: String, _ body: (String) -> Void) {
+        _ = scan(text) { term, _ in body(String(decoding: term, as: UTF8.self)) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of each index term of `text`, in the same sequence as
+    /// ``indexTerms(in:)``; the bytes are valid only during the call. ASCII words are lowercased
+    /// into a reused buffer, so indexing allocates nothing per term.
+    package func forEachIndexTermBytes(in text: String, _ body: (UnsafeRawBufferPointer) -> Void) {
         _ = scan(text) { term, _ in body(term) }
     }
 
@@ -91,7 +98,8 @@ package struct Tokenizer: Sendable {
         var seen = Set<String>()
         var lastKind: TermKind?
         var lastWasAdded = false
-        let endsInWord = scan(query) { text, kind in
+        let endsInWord = scan(query) { bytes, kind in
+            let text = String(decoding: bytes, as: UTF8.self)
             lastKind = kind
             lastWasAdded = seen.insert(text).inserted
             if lastWasAdded {
@@ -196,10 +204,11 @@ extension Tokenizer {
     /// handed to ``scanUnicode(_:_:)``. Cutting at ASCII separators is safe: no normalization step
     /// combines anything across them, and they end words anyway.
     @inline(__always)
-    private func scan(_ text: String, _ emit: (String, TermKind) -> Void) -> Bool {
+    private func scan(_ text: String, _ emit: (UnsafeRawBufferPointer, TermKind) -> Void) -> Bool {
         let original = text
         var text = text
-        return text.withUTF8 { buffer -> Bool in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxTermBytes) { lowered in
+        text.withUTF8 { buffer -> Bool in
             let count = buffer.count
             var index = 0
             var endsInWord = false
@@ -236,14 +245,11 @@ extension Tokenizer {
                 if ascii {
                     if regionStart >= 0 { _ = flushRegion() }
                     let length = min(index - start, Self.maxTermBytes)
-                    let term = String(unsafeUninitializedCapacity: length) { out in
-                        for offset in 0..<length {
-                            let byte = buffer[start + offset]
-                            out[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
-                        }
-                        return length
+                    for offset in 0..<length {
+                        let byte = buffer[start + offset]
+                        lowered[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
                     }
-                    emit(term, .word)
+                    emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lowered)[0..<length]), .word)
                     endsInWord = true
                 } else {
                     if regionStart < 0 { regionStart = start }
@@ -257,6 +263,7 @@ extension Tokenizer {
             }
             return endsInWord
         }
+        }
     }
 
     /// The Unicode path of ``scan(_:_:)``: normalizes `text` (see ``forEachFoldedScalar(of:_:)``),
@@ -266,7 +273,11 @@ extension Tokenizer {
     /// ignored elsewhere; format characters such as the soft hyphen or ZWJ are ignored, except
     /// U+200B ZERO WIDTH SPACE, which separates. `"자동 iPhone용"` → `자동` (bigram), `iphone` (word),
     /// `용` (unigram). Returns whether the text ends inside a word.
-    private func scanUnicode(_ text: String, _ emit: (String, TermKind) -> Void) -> Bool {
+    private func scanUnicode(_ text: String, _ emitBytes: (UnsafeRawBufferPointer, TermKind) -> Void) -> Bool {
+        func emit(_ term: String, _ kind: TermKind) {
+            var term = term
+            term.withUTF8 { emitBytes(UnsafeRawBufferPointer($0), kind) }
+        }
         var word = String.UnicodeScalarView()
         var previousCJK: Unicode.Scalar?
         var cjkRunLength = 0

@@ -21,6 +21,8 @@ struct SearchIndexChanges {
         var alive: Bool
     }
 
+    /// The terms of the transaction's new documents (see ``SearchIndexWriter/document(collection:state:terms:)``).
+    var terms = TermTable()
     private var directory: SegmentDirectory?
     private var loadedDirectory: SegmentDirectory?
     private var stats: [String: CollectionStats] = [:]
@@ -108,40 +110,13 @@ struct SearchIndexChanges {
         let alive = newDocuments.filter(\.alive)
         var postingsWritten = 0
         if let first = alive.first, let last = alive.last {
-            // Per collection, per term (a tag as `0x01 tag`, its key bytes), the postings in
-            // doc-id order; keys are built only for the sorted write.
-            var lists: [String: [String: [Posting]]] = [:]
             for entry in alive {
                 try tx.put(
                     IndexedDocument(length: entry.document.length, itemKey: entry.itemKey).encoded(),
                     forKey: IndexKeys.document(entry.docID), in: databases.searchDocuments, options: .append)
-                var terms = lists[entry.collection] ?? [:]
-                lists[entry.collection] = nil
-                for (term, frequency) in entry.document.terms {
-                    terms[term, default: []].append(Posting(docID: entry.docID, frequency: frequency, length: entry.document.length))
-                }
-                for tag in entry.document.tags {
-                    terms[IndexKeys.tagTerm(tag), default: []].append(Posting(docID: entry.docID, frequency: 0, length: 0))
-                }
-                lists[entry.collection] = terms
             }
             let segment = try directory.allocateSegmentID()
-            var writer = ByteWriter(capacity: 256)
-            var key: [UInt8] = []
-            for collection in lists.keys.sorted(by: utf8Less) {
-                let terms = lists[collection]!
-                let prefix = IndexKeys.segment(segment, Keys.collectionPrefix(collection))
-                for term in terms.keys.sorted(by: utf8Less) {
-                    let postings = terms[term]!
-                    writer.bytes.removeAll(keepingCapacity: true)
-                    PostingList.encode(postings, into: &writer)
-                    key.removeAll(keepingCapacity: true)
-                    key.append(contentsOf: prefix)
-                    key.append(contentsOf: term.utf8)
-                    try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
-                    postingsWritten += postings.count
-                }
-            }
+            postingsWritten = try writeSegment(segment, of: alive, tx: tx, databases: databases)
             directory.segments.append(.init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
         }
         // Merge work is earned per posting written and spent once enough has accumulated, so
@@ -154,5 +129,79 @@ struct SearchIndexChanges {
         }
         if directory != loadedDirectory { try directory.save(tx: tx, state: databases.state) }
         self = SearchIndexChanges()
+    }
+
+    /// A posting on its way into a segment, with what it is sorted by.
+    private struct SegmentPosting {
+        var posting: Posting
+        var term: UInt32
+        var collection: Int32
+    }
+
+    /// Writes the postings of `documents` (in doc-id order) as segment `segment`: per collection,
+    /// per term (a tag as `0x01 tag`) in key order, the postings in doc-id order. Returns the
+    /// number of postings written.
+    ///
+    /// The postings are put in order by two stable counting sorts (by term rank, then by
+    /// collection), which keeps each list in doc-id order without comparing any bytes but the
+    /// distinct terms'.
+    private func writeSegment(
+        _ segment: UInt32, of documents: [NewDocument], tx: WriteTransaction, databases: ProjectionDatabases
+    ) throws -> Int {
+        let ranks = terms.ranks()
+        let collections = Set(documents.map(\.collection)).sorted(by: utf8Less)
+        let collectionNumbers = Dictionary(uniqueKeysWithValues: collections.enumerated().map { ($1, Int32($0)) })
+        var offsets = [Int](repeating: 0, count: terms.count + 1)
+        for entry in documents {
+            for term in entry.document.terms { offsets[Int(ranks[Int(term.number)]) + 1] += 1 }
+            for tag in entry.document.tags { offsets[Int(ranks[Int(tag)]) + 1] += 1 }
+        }
+        for rank in 0..<terms.count { offsets[rank + 1] += offsets[rank] }
+        let total = offsets[terms.count]
+        let empty = SegmentPosting(posting: Posting(docID: 0, frequency: 0, length: 0), term: 0, collection: 0)
+        var byTerm = [SegmentPosting](repeating: empty, count: total)
+        for entry in documents {
+            let collection = collectionNumbers[entry.collection]!
+            func place(_ term: UInt32, _ posting: Posting) {
+                let rank = Int(ranks[Int(term)])
+                byTerm[offsets[rank]] = SegmentPosting(posting: posting, term: term, collection: collection)
+                offsets[rank] += 1
+            }
+            for term in entry.document.terms {
+                place(term.number, Posting(docID: entry.docID, frequency: term.frequency, length: entry.document.length))
+            }
+            for tag in entry.document.tags { place(tag, Posting(docID: entry.docID, frequency: 0, length: 0)) }
+        }
+        var sorted = byTerm
+        if collections.count > 1 {
+            var starts = [Int](repeating: 0, count: collections.count + 1)
+            for entry in byTerm { starts[Int(entry.collection) + 1] += 1 }
+            for index in 0..<collections.count { starts[index + 1] += starts[index] }
+            for entry in byTerm {
+                sorted[starts[Int(entry.collection)]] = entry
+                starts[Int(entry.collection)] += 1
+            }
+        }
+
+        let prefixes = collections.map { IndexKeys.segment(segment, Keys.collectionPrefix($0)) }
+        var writer = ByteWriter(capacity: 256)
+        var key: [UInt8] = []
+        var runStart = 0
+        while runStart < sorted.count {
+            let term = sorted[runStart].term
+            let collection = sorted[runStart].collection
+            var runEnd = runStart + 1
+            while runEnd < sorted.count && sorted[runEnd].term == term && sorted[runEnd].collection == collection {
+                runEnd += 1
+            }
+            writer.bytes.removeAll(keepingCapacity: true)
+            PostingList.encode(sorted[runStart..<runEnd].lazy.map(\.posting), into: &writer)
+            key.removeAll(keepingCapacity: true)
+            key.append(contentsOf: prefixes[Int(collection)])
+            terms.withBytes(of: term) { key.append(contentsOf: $0) }
+            try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
+            runStart = runEnd
+        }
+        return sorted.count
     }
 }

@@ -11,7 +11,11 @@ import Testing
 struct VerifyCommandTests {
     /// Overwrites the stored value of `target` with the stored value of `source` in the active
     /// generation's items database — bytes that decode fine but do not match the log.
-    static func overwriteItem(at path: String, _ target: (String, String), with source: (String, String)) throws {
+    /// Gives `target` the merged state of `source`. With `keepingDocument`, the target keeps its
+    /// own search doc id (the last 4 bytes of an indexed item's entry), so only its state is wrong.
+    static func overwriteItem(
+        at path: String, _ target: (String, String), with source: (String, String), keepingDocument: Bool = true
+    ) throws {
         let environment = try Environment.open(path: path)
         try environment.write { tx in
             let meta = try tx.openDatabase(named: "meta", options: [])
@@ -23,7 +27,7 @@ struct VerifyCommandTests {
             let value = try #require(try tx.value(forKey: key(source), in: items))
             let old = try #require(try tx.value(forKey: key(target), in: items))
             try #require(old != value)
-            try tx.put(value, forKey: key(target), in: items)
+            try tx.put(keepingDocument ? value.dropLast(4) + old.suffix(4) : value, forKey: key(target), in: items)
         }
     }
 

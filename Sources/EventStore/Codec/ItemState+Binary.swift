@@ -55,6 +55,12 @@ extension ItemState {
 
     init(decoding buffer: UnsafeRawBufferPointer) throws {
         var reader = ByteReader(buffer)
+        try self.init(reading: &reader)
+        guard reader.isAtEnd else { throw ByteReader.corrupt("item (trailing bytes)") }
+    }
+
+    /// Decodes a state from the reader's position, leaving the reader after it.
+    init(reading reader: inout ByteReader) throws {
         guard try reader.readByte() == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
         let originCount = try reader.readCount(minimumBytesEach: 16)
         var table: [ReplicaID] = []
@@ -89,6 +95,5 @@ extension ItemState {
             let base = HLCTimestamp(rawValue: try reader.readUInt64())
             fields[name] = Field(value: value, stamp: stamp, sequence: sequence, base: base)
         }
-        guard reader.isAtEnd else { throw ByteReader.corrupt("item (trailing bytes)") }
     }
 }

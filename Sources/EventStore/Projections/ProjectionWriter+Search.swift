@@ -5,7 +5,8 @@ extension ProjectionWriter {
     static let indexBatch = 20_000
 
     /// Indexes every item that has searchable content, in item-key order, ``indexBatch``
-    /// documents per transaction; then stops deferring.
+    /// documents per transaction, and records each item's doc id in its ``ItemRecord``; then
+    /// stops deferring.
     ///
     /// A rebuild replays the log with search indexing deferred (``defersSearch``), then calls
     /// this: each live item is tokenized once, however often it changed, and the index is written
@@ -17,21 +18,24 @@ extension ProjectionWriter {
         while true {
             let last = try environment.write { tx -> [UInt8]? in
                 counters = ProjectionCounters()
-                var indexed = 0
+                var indexed: [(key: [UInt8], record: ItemRecord)] = []
                 var last: [UInt8]?
                 let start = resumeAfter.map { $0 + [0] } ?? []
                 try start.withUnsafeBytes { start in try tx.forEach(in: databases.items, from: start) { key, value in
-                    guard indexed < ProjectionWriter.indexBatch else { return false }
+                    guard indexed.count < ProjectionWriter.indexBatch else { return false }
                     let (collection, _) = try Keys.splitItem(key)
-                    let state = try ItemState(decoding: value)
+                    var record = try ItemRecord(decoding: value)
                     let itemKey = Array(key)
-                    if let document = search.document(collection: collection, state: state, terms: &counters.search.terms) {
-                        try counters.search.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
-                        indexed += 1
+                    if let document = search.document(collection: collection, state: record.state, terms: &counters.search.terms) {
+                        record.searchDocument = try counters.search.add(
+                            document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
+                        indexed.append((itemKey, record))
                     }
                     last = itemKey
                     return true
                 } }
+                // Written after the walk, so that no put moves the pages under its cursor.
+                for (key, record) in indexed { try tx.put(record.encoded(), forKey: key, in: databases.items) }
                 try counters.flush(tx: tx, databases: databases)
                 return last
             }

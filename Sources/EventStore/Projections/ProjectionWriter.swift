@@ -28,19 +28,30 @@ final class ProjectionWriter {
     @discardableResult
     func apply(_ event: Event, tx: WriteTransaction) throws -> ItemState {
         let itemKey = Keys.item(event.collection, event.item)
-        let before = try itemKey.withUnsafeBytes { key in
-            try tx.value(forKey: key, in: databases.items).map { try ItemState(decoding: $0) }
-        } ?? ItemState()
-        return try apply(event, before: before, itemKey: itemKey, tx: tx)
+        return try apply(event, before: try itemRecord(itemKey, tx: tx), itemKey: itemKey, tx: tx)
     }
 
-    /// Applies one event whose item state before it is already loaded.
+    /// The item's stored record, or an empty one.
+    func itemRecord(_ itemKey: [UInt8], tx: ReadTransaction) throws -> ItemRecord {
+        try itemKey.withUnsafeBytes { key in
+            try tx.value(forKey: key, in: databases.items).map { try ItemRecord(decoding: $0) }
+        } ?? ItemRecord()
+    }
+
+    /// Applies one event whose item record before it is already loaded.
     @discardableResult
-    func apply(_ event: Event, before: ItemState, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
+    func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
         try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.itemEvents)
+        let before = record.state
         var after = before
         let outcomes = after.apply(event, collectOutcomes: true)
-        try tx.put(after.encoded(), forKey: itemKey, in: databases.items)
+        var searchDocument = record.searchDocument
+        if !defersSearch {
+            searchDocument = try search.update(
+                collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
+                databases: databases, changes: &counters.search)
+        }
+        try tx.put(ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
@@ -52,12 +63,6 @@ final class ProjectionWriter {
                 winner: FieldWrite(field: winner, cleared: outcome.winnerClears),
                 loser: FieldWrite(field: loser, cleared: false))
             try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
-        }
-
-        if !defersSearch {
-            try search.update(
-                collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
-                changes: &counters.search)
         }
 
         if !projections.isEmpty {

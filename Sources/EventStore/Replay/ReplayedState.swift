@@ -20,7 +20,7 @@ public final class ReplayedState: @unchecked Sendable {
     public func item(_ collection: String, _ id: String) throws -> Item? {
         try scratch.environment.read { tx in
             try Keys.item(collection, id).withUnsafeBytes { key in
-                try tx.value(forKey: key, in: scratch.databases.items).map { try ItemState(decoding: $0) }
+                try tx.value(forKey: key, in: scratch.databases.items).map { try ItemRecord(decoding: $0).state }
             }
         }.flatMap { $0.exists ? $0.item(collection: collection, id: id) : nil }
     }
@@ -32,7 +32,7 @@ public final class ReplayedState: @unchecked Sendable {
             try prefix.withUnsafeBytes { start in
                 try tx.forEach(in: scratch.databases.items, from: prefix.isEmpty ? nil : start) { key, value in
                     guard key.starts(with: prefix) else { return false }
-                    let state = try ItemState(decoding: value)
+                    let state = try ItemRecord(decoding: value).state
                     guard state.exists else { return true }
                     let (collection, id) = try Keys.splitItem(key)
                     return try body(state.item(collection: collection, id: id))

@@ -92,18 +92,13 @@ struct SearchEngine {
     }
 
     private func allCollections() throws -> [String] {
-        var names: [String] = []
-        try reader.tx.forEach(in: databases.searchStats) { key, _ in
-            names.append(String(decoding: key, as: UTF8.self))
-            return true
-        }
-        return names
+        try CollectionStats.collections(tx: reader.tx, db: databases.state)
     }
 
     private func candidates(_ query: SearchQuery, in collection: String, index: inout IndexReader) throws
         -> [(docID: UInt32, score: Double)]
     {
-        let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.searchStats)
+        let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.state)
         guard stats.documents > 0 else { return [] }
         let terms = tokenizer.queryTerms(in: query.text)
         let tags = Set(query.tags.map(tokenizer.normalizeTag).filter { !$0.isEmpty })

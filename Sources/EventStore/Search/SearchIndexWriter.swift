@@ -86,14 +86,15 @@ struct SearchIndexWriter {
     }
 
     /// Re-indexes one item after a change from `before` to `after`.
+    ///
+    /// - Returns: The item's search document after the change (0 for none).
     func update(
-        collection: String, itemKey: [UInt8], before: ItemState, after: ItemState, tx: ReadTransaction,
+        collection: String, itemKey: [UInt8], before: ItemRecord, after: ItemState, tx: ReadTransaction,
         databases: ProjectionDatabases, changes: inout SearchIndexChanges
-    ) throws {
-        if searchableContentEqual(collection: collection, before, after) { return }
-        try changes.retire(itemKey: itemKey, collection: collection, tx: tx, databases: databases)
-        if let document = document(collection: collection, state: after, terms: &changes.terms) {
-            try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
-        }
+    ) throws -> UInt32 {
+        if searchableContentEqual(collection: collection, before.state, after) { return before.searchDocument }
+        try changes.retire(before.searchDocument, collection: collection, tx: tx, databases: databases)
+        guard let document = document(collection: collection, state: after, terms: &changes.terms) else { return 0 }
+        return try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
     }
 }

@@ -25,9 +25,11 @@ enum Meta {
     static let rebuildNeeded = "store.rebuild-needed"
 
     /// The format written by this library. Format 1 kept the search index in per-term
-    /// duplicate-sorted trees; format 2 keeps it in segments. Opening a format-1 store for
-    /// writing upgrades it: the old search databases are dropped and the projections rebuilt.
-    static let currentFormat: UInt64 = 2
+    /// duplicate-sorted trees; format 2 keeps it in segments; format 3 keeps each item's search
+    /// doc id in its `items` entry and the dead-document bitmap and collection totals in `state`
+    /// (fewer trees per commit). Opening an older store for writing upgrades it: the databases
+    /// the format no longer has are dropped and the projections rebuilt.
+    static let currentFormat: UInt64 = 3
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in

@@ -44,29 +44,27 @@ struct ProjectionDatabases: Sendable {
     let itemEvents: Database
     /// Per item, seq and field: a ``ConflictRecord``.
     let conflicts: Database
-    /// Per item: the doc id of its current search document.
-    let searchItems: Database
     /// Per doc id: the document's weighted length and item key (``IndexedDocument``).
     let searchDocuments: Database
     /// Per segment and term: the term's postings in that segment (``PostingList``).
     let searchSegments: Database
-    /// Per chunk of doc ids: the bitmap of dead documents (``DeadDocuments``).
-    let searchDeleted: Database
-    /// Per collection: live document count and total length (``CollectionStats``).
-    let searchStats: Database
-    /// Generation-local state: the checkpoint, counters, the search index's directory
-    /// (``SegmentDirectory``), custom projection checkpoints.
+    /// Generation-local state: the checkpoint, counters, custom projection checkpoints, and the
+    /// search index's directory (``SegmentDirectory``), dead-document bitmap (``DeadDocuments``)
+    /// and collection totals (``CollectionStats``), so that a commit's bookkeeping dirties one
+    /// small tree.
     let state: Database
     /// Databases of custom projections, by `projection.database`.
     let custom: [String: Database]
 
     static let builtInNames = [
-        "items", "item_events", "conflicts", "search_items", "search_documents", "search_segments", "search_deleted",
-        "search_stats", "state",
+        "items", "item_events", "conflicts", "search_documents", "search_segments", "state",
     ]
 
-    /// Search databases of store format 1, dropped when such a store is upgraded.
-    static let formerNames = ["search_docs", "search_docids", "search_postings"]
+    /// Databases of earlier store formats, dropped when such a store is upgraded: the search
+    /// index of format 1, and the tables format 3 folded into `items` and `state`.
+    static let formerNames = [
+        "search_docs", "search_docids", "search_postings", "search_items", "search_deleted", "search_stats",
+    ]
 
     init(
         generation: Int, projections: [any Projection],
@@ -76,11 +74,8 @@ struct ProjectionDatabases: Sendable {
         items = try open(prefix + "items", [])
         itemEvents = try open(prefix + "item_events", [])
         conflicts = try open(prefix + "conflicts", [])
-        searchItems = try open(prefix + "search_items", [])
         searchDocuments = try open(prefix + "search_documents", [])
         searchSegments = try open(prefix + "search_segments", [])
-        searchDeleted = try open(prefix + "search_deleted", [])
-        searchStats = try open(prefix + "search_stats", [])
         state = try open(prefix + "state", [])
         var custom: [String: Database] = [:]
         for projection in projections {
@@ -95,9 +90,8 @@ struct ProjectionDatabases: Sendable {
     /// Every database of the generation with its unqualified name, in a fixed order.
     var all: [(name: String, database: Database)] {
         [
-            ("items", items), ("item_events", itemEvents), ("conflicts", conflicts), ("search_items", searchItems),
-            ("search_documents", searchDocuments), ("search_segments", searchSegments), ("search_deleted", searchDeleted),
-            ("search_stats", searchStats), ("state", state),
+            ("items", items), ("item_events", itemEvents), ("conflicts", conflicts),
+            ("search_documents", searchDocuments), ("search_segments", searchSegments), ("state", state),
         ] + custom.keys.sorted().map { ("p." + $0, custom[$0]!) }
     }
 }

@@ -32,6 +32,12 @@ package enum StoredEntry: Sendable, Hashable {
     case searchIndex(SearchIndexSummary)
     /// `count.<collection>` (state): the number of items in a collection.
     case itemCount(collection: String, count: Int64)
+    /// `search.stats.<collection>` (state): the live search documents of a collection and the
+    /// sum of their weighted lengths (for BM25).
+    case searchTotals(collection: String, documents: UInt64, totalLength: UInt64)
+    /// `search.dead.<chunk>` (state): a chunk of the dead-document bitmap: the doc ids it covers
+    /// and how many of them are dead.
+    case deadDocuments(documents: ClosedRange<UInt32>, dead: Int)
     /// `projection-version.<name>` (state): the version of a custom projection the generation
     /// was built with.
     case projectionVersion(name: String, version: UInt64)
@@ -76,6 +82,17 @@ package enum StoredEntry: Sendable, Hashable {
             self = .itemCount(
                 collection: String(decoding: utf8.dropFirst(countPrefix.count), as: UTF8.self),
                 count: Counter.decode(value))
+        } else if utf8.starts(with: CollectionStats.keyPrefix) {
+            let collection = String(decoding: utf8.dropFirst(CollectionStats.keyPrefix.count), as: UTF8.self)
+            guard value.count == 16 else { throw StoredEntry.corrupt(key, value) }
+            let stats = try CollectionStats.load(bytes: value)
+            self = .searchTotals(collection: collection, documents: stats.documents, totalLength: stats.totalLength)
+        } else if let chunk = DeadDocuments.chunk(ofKey: utf8) {
+            guard value.count == DeadDocuments.chunkBytes else { throw StoredEntry.corrupt(key, value) }
+            let first = chunk &* DeadDocuments.documentsPerChunk
+            self = .deadDocuments(
+                documents: first...(first &+ (DeadDocuments.documentsPerChunk - 1)),
+                dead: value.reduce(0) { $0 + $1.nonzeroBitCount })
         } else if utf8.starts(with: versionPrefix) {
             self = .projectionVersion(
                 name: String(decoding: utf8.dropFirst(versionPrefix.count), as: UTF8.self),

@@ -23,7 +23,7 @@ extension StoreReader {
         let databases = try projection
         let collectionPrefix = Keys.collectionPrefix(collection)
         let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
-        var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
         var walk = try TermWalk(
             tx: tx, database: databases.searchSegments, segments: segments,
             prefix: IndexKeys.term(collection: collection, term: prefix))

@@ -17,7 +17,7 @@ extension StoreReader {
     /// The merged state of an item, deleted or not.
     func itemState(_ collection: String, _ id: String) throws -> ItemState? {
         try Keys.item(collection, id).withUnsafeBytes { key in
-            try tx.value(forKey: key, in: try projection.items).map { try ItemState(decoding: $0) }
+            try tx.value(forKey: key, in: try projection.items).map { try ItemRecord(decoding: $0).state }
         }
     }
 
@@ -56,7 +56,7 @@ extension StoreReader {
             try tx.forEach(in: try projection.items, from: start) { key, value in
                 guard key.starts(with: prefix) else { return false }
                 let (_, id) = try Keys.splitItem(key)
-                return try body(id, try ItemState(decoding: value))
+                return try body(id, try ItemRecord(decoding: value).state)
             }
         }
     }

@@ -50,11 +50,11 @@ final class WriteSession {
     /// Stamps a checked local change (see ``Validation/change(_:)``) and records it.
     func append(_ change: Change, in tx: WriteTransaction) throws -> Event {
         let itemKey = Keys.item(change.collection, change.item)
-        let before = try itemState(itemKey, in: tx)
+        let before = try itemRecord(itemKey, in: tx)
         var clock = state.clock
         let event = Event(
             seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence + 1),
-            hlc: clock.tick(), base: before.version?.hlc ?? .zero, collection: change.collection, item: change.item,
+            hlc: clock.tick(), base: before.state.version?.hlc ?? .zero, collection: change.collection, item: change.item,
             operation: change.operation, fields: change.fields, schema: change.schema)
         let encoded = event.encoded()
         let limit = store.configuration.maxEventBytes
@@ -89,14 +89,14 @@ final class WriteSession {
         var stored = event
         stored.seq = seq
         let itemKey = Keys.item(event.collection, event.item)
-        try record(stored, encoded: checked.encoded, before: try itemState(itemKey, in: tx), itemKey: itemKey, in: tx)
+        try record(stored, encoded: checked.encoded, before: try itemRecord(itemKey, in: tx), itemKey: itemKey, in: tx)
         return .appended(seq: seq)
     }
 
     /// Writes an event whose id is recorded, applies it to the projections and advances the
     /// state: the same steps for local and received events.
     private func record(
-        _ event: Event, encoded: [UInt8], before: ItemState, itemKey: [UInt8], in tx: WriteTransaction
+        _ event: Event, encoded: [UInt8], before: ItemRecord, itemKey: [UInt8], in tx: WriteTransaction
     ) throws {
         try encoded.withUnsafeBytes { value in
             try Keys.seq(event.seq).withUnsafeBytes { key in
@@ -112,11 +112,9 @@ final class WriteSession {
         }
     }
 
-    /// The item's merged state, or an empty one.
-    func itemState(_ itemKey: [UInt8], in tx: ReadTransaction) throws -> ItemState {
-        try itemKey.withUnsafeBytes { key in
-            try tx.value(forKey: key, in: projections.databases.items).map { try ItemState(decoding: $0) }
-        } ?? ItemState()
+    /// The item's merged state and search document, or an empty record.
+    func itemRecord(_ itemKey: [UInt8], in tx: ReadTransaction) throws -> ItemRecord {
+        try projections.itemRecord(itemKey, tx: tx)
     }
 
     /// Throws ``EventStoreError/Code/eventConflict`` unless the log holds exactly `checked` at `seq`.

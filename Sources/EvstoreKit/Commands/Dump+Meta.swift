@@ -113,6 +113,15 @@ enum MetaDecoder {
                 return entry(json, index.text, "search index: live segments, merge and clean-up")
             case .itemCount(let collection, let count):
                 return entry(.int(count), "\(count)", "items in collection \(collection)")
+            case .searchTotals(let collection, let documents, let totalLength):
+                return entry(
+                    .object(["documents": .int(Int64(clamping: documents)), "totalLength": .int(Int64(clamping: totalLength))]),
+                    "\(documents) documents, total length \(totalLength)",
+                    "search index: live documents of collection \(collection)")
+            case .deadDocuments(let documents, let dead):
+                return entry(
+                    .int(Int64(dead)), "\(dead) dead",
+                    "search index: dead doc ids among \(documents.lowerBound)…\(documents.upperBound)")
             case .projectionVersion(_, let version):
                 return entry(.int(Int64(clamping: version)), "\(version)", "version of that projection")
             }

@@ -120,7 +120,8 @@ struct ProjectionGuaranteeTests {
             #expect(try store.verify().isConsistent)
             store.close()
         }
-        // Corrupt one item by hand: give it another item's bytes.
+        // Corrupt one item by hand: give it another item's state (keeping its own search doc id,
+        // which the search audit checks on its own).
         let environment = try Environment.open(path: directory.path)
         let (victim, other) = try environment.write { tx -> (String, [UInt8]) in
             let meta = try tx.openDatabase(named: "meta", options: [])
@@ -131,9 +132,12 @@ struct ProjectionGuaranteeTests {
                 keys.append(Array(key))
                 return keys.count < 2
             }
-            let donor = try tx.value(forKey: keys[1], in: items)!
-            try tx.put(donor, forKey: keys[0], in: items)
-            return (String(decoding: keys[0], as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "/"), donor)
+            var donor = try tx.value(forKey: keys[1], in: items)!.withUnsafeBytes { try ItemRecord(decoding: $0) }
+            donor.searchDocument = try tx.value(forKey: keys[0], in: items)!.withUnsafeBytes {
+                try ItemRecord(decoding: $0).searchDocument
+            }
+            try tx.put(donor.encoded(), forKey: keys[0], in: items)
+            return (String(decoding: keys[0], as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "/"), donor.encoded())
         }
         #expect(!other.isEmpty)
         let store = try Store.open(at: directory.path)

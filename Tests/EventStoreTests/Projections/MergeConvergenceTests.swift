@@ -46,7 +46,7 @@ struct MergeConvergenceTests {
             #expect(report.isConsistent, "\(report.problems)")
         }
         return Replica(
-            items: try F.state(store), itemBytes: try F.entries(store, "items"),
+            items: try F.state(store), itemBytes: try F.itemStates(store),
             counts: try ["notes", "tasks"].map { try store.count(in: $0) },
             searches: try queries.map { try F.hits(store, $0) })
     }
@@ -107,7 +107,7 @@ struct MergeConvergenceTests {
             for from in 0..<3 where from != index { _ = try await store.ingest(written[from]) }
         }
         let states = try stores.map { try F.state($0) }
-        let bytes = try stores.map { try F.entries($0, "items") }
+        let bytes = try stores.map { try F.itemStates($0) }
         #expect(states[1] == states[0] && states[2] == states[0])
         #expect(bytes[1] == bytes[0] && bytes[2] == bytes[0])
         #expect(states[0]["notes"] == F.expectedItems(written.flatMap { $0 })["notes"])

@@ -4,23 +4,25 @@ import Testing
 
 @testable import EventStore
 
-/// A store of format 1 (the search index in per-term duplicate-sorted trees) is upgraded by its
-/// first writable open: the old databases are dropped and the projections rebuilt from the log.
+/// A store of an older format is upgraded by its first writable open: the databases the current
+/// format no longer has are dropped and the projections rebuilt from the log. Format 1 kept the
+/// search index in per-term duplicate-sorted trees; format 2 kept each item's doc id, the dead
+/// documents and the collection totals in tables of their own.
 struct FormatUpgradeTests {
-    /// Turns a current store into what format 1 left on disk: the format entry and the old
-    /// search databases (with entries), the new ones empty.
-    private func downgrade(_ path: String) throws {
+    /// Turns a current store into what an older format left on disk: the format entry and the
+    /// old search databases (with entries), the current ones empty.
+    private func downgrade(_ path: String, to format: UInt64) throws {
         let environment = try Environment.open(path: path)
         try environment.write { tx in
             let meta = try tx.openDatabase(named: "meta", options: [])
-            try tx.put(withUnsafeBytes(of: UInt64(1).bigEndian, Array.init), forKey: Array("store.format".utf8), in: meta)
+            try tx.put(withUnsafeBytes(of: format.bigEndian, Array.init), forKey: Array("store.format".utf8), in: meta)
             for generation in 0..<2 {
                 for name in ProjectionDatabases.formerNames {
                     let options: DatabaseOptions = name == "search_postings" ? [.create, .duplicateSort, .duplicateFixed] : [.create]
                     let database = try tx.openDatabase(named: "g\(generation).\(name)", options: options)
                     try tx.put(Array(repeating: 7, count: 8), forKey: Array("old".utf8), in: database)
                 }
-                for name in ["search_items", "search_documents", "search_segments", "search_deleted", "search_stats"] {
+                for name in ["search_documents", "search_segments"] {
                     try tx.removeAll(in: try tx.openDatabase(named: "g\(generation).\(name)", options: []))
                 }
                 try tx.delete(SegmentDirectory.key, in: try tx.openDatabase(named: "g\(generation).state", options: []))
@@ -28,20 +30,21 @@ struct FormatUpgradeTests {
         }
     }
 
-    @Test func aFormatOneStoreIsUpgradedByItsFirstWritableOpen() async throws {
+    @Test(arguments: [UInt64(1), 2])
+    func anOlderStoreIsUpgradedByItsFirstWritableOpen(format: UInt64) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var store = try Store.open(at: directory.path)
         try await store.append((0..<40).map { .put("notes", id: "n\($0)", fields: ["title": .string("upgrade note \($0)")]) })
         let head = try store.head()
         store.close()
-        try downgrade(directory.path)
+        try downgrade(directory.path, to: format)
 
         var readOnly = Store.Configuration()
         readOnly.readOnly = true
         do {
             _ = try Store.open(at: directory.path, configuration: readOnly)
-            Issue.record("a read-only open of a format-1 store must fail")
+            Issue.record("a read-only open of a format-\(format) store must fail")
         } catch let error as EventStoreError {
             #expect(error.code == .unsupportedFormat)
             #expect(error.message.contains("open it for writing once"), "\(error.message)")
@@ -50,7 +53,7 @@ struct FormatUpgradeTests {
         store = try Store.open(at: directory.path)
         defer { store.close() }
         #expect(try store.head() == head, "the log is untouched")
-        #expect(try store.read { try $0.metadata(forKey: "store.format") } == withUnsafeBytes(of: UInt64(2).bigEndian, Array.init))
+        #expect(try store.read { try $0.metadata(forKey: "store.format") } == withUnsafeBytes(of: Meta.currentFormat.bigEndian, Array.init))
         #expect(try store.search("upgrade", limit: 100).count == 40, "the index was rebuilt")
         try store.environment.read { tx in
             for generation in 0..<2 {

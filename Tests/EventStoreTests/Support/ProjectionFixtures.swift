@@ -151,6 +151,14 @@ enum ProjectionFixtures {
     }
 
     /// The raw entries (key, value) of one database of the active projection generation.
+    /// The `items` entries with each value cut to the item's state: what replicas agree on byte
+    /// for byte (the search doc id after it depends on how commits were grouped).
+    static func itemStates(_ store: Store) throws -> [[UInt8]] {
+        try entries(store, "items").slices(of: 2).flatMap { pair in
+            [pair[0], try pair[1].withUnsafeBytes { Array(try ItemRecord.stateBytes(of: $0)) }]
+        }
+    }
+
     static func entries(_ store: Store, _ database: String) throws -> [[UInt8]] {
         try store.read { reader throws in
             guard let db = try reader.projection.all.first(where: { $0.name == database })?.database else {
@@ -175,11 +183,17 @@ enum ProjectionFixtures {
             .filter { !SearchIndexAudit.databaseNames.contains($0) }
         var result = Dictionary(uniqueKeysWithValues: try names.map { ($0, try entries(store, $0)) })
         if let state = result["state"] {
-            // Keys and values alternate; drop the directory's pair.
+            // Keys and values alternate; drop the pairs that name doc ids or segments: the
+            // directory and the dead-document bitmap.
             var kept: [[UInt8]] = []
-            for pair in state.slices(of: 2) where pair[0] != SegmentDirectory.key { kept.append(contentsOf: pair) }
+            for pair in state.slices(of: 2)
+            where pair[0] != SegmentDirectory.key && !pair[0].starts(with: DeadDocuments.keyPrefix) {
+                kept.append(contentsOf: pair)
+            }
             result["state"] = kept
         }
+        // Each item's state, without its doc id (compared by the search contents below).
+        result["items"] = try itemStates(store)
         result["search (contents)"] = try store.read { reader in
             try SearchIndexAudit.contents(tx: reader.tx, databases: reader.projection).map { Array($0.utf8) }
         }

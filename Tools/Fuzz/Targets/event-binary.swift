@@ -15,7 +15,11 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let again = try? Event(decoding: event.encoded(), seq: 7)
         precondition(again?.encoded() == event.encoded(), "binary round trip changed the event")
     }
-    _ = bytes.withUnsafeBytes { try? ItemState(decoding: $0) }
+    if let record = bytes.withUnsafeBytes({ try? ItemRecord(decoding: $0) }) {
+        precondition(
+            (try? record.encoded().withUnsafeBytes { try ItemRecord(decoding: $0) })?.encoded() == record.encoded(),
+            "item record round trip changed the record")
+    }
     return 0
 }
 

@@ -2,7 +2,8 @@ import LMDB
 
 /// Which doc ids are dead: a document version replaced by a newer one or removed.
 ///
-/// `search_deleted` holds a bitmap in chunks: key the chunk number (u32, big-endian), value
+/// The generation's `state` database holds a bitmap in chunks: key `search.dead.` and the chunk
+/// number in 8 hexadecimal digits (`search.dead.0000001f`), value
 /// 1,024 bytes covering 8,192 doc ids (bit `id % 8` of byte `(id % 8192) / 8`). A missing chunk
 /// means no dead doc id in its range. Marking a document dead rewrites one chunk — one page —
 /// instead of removing its postings from every term; merges drop dead postings later. Doc ids
@@ -11,8 +12,21 @@ enum DeadDocuments {
     static let chunkBytes = 1_024
     static let documentsPerChunk = UInt32(chunkBytes * 8)
 
+    /// The prefix of every chunk's key in `state`.
+    static let keyPrefix = Array("search.dead.".utf8)
+
     static func chunkKey(_ chunk: UInt32) -> [UInt8] {
-        withUnsafeBytes(of: chunk.bigEndian, Array.init)
+        var key = keyPrefix
+        for shift in stride(from: 28, through: 0, by: -4) { key.append(hexDigits[Int(chunk >> UInt32(shift) & 0xF)]) }
+        return key
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The chunk number of a `state` key, or `nil` when it is not a chunk's key.
+    static func chunk(ofKey key: [UInt8]) -> UInt32? {
+        guard key.count == keyPrefix.count + 8, key.starts(with: keyPrefix) else { return nil }
+        return UInt32(String(decoding: key.dropFirst(keyPrefix.count), as: UTF8.self), radix: 16)
     }
 
     /// Marks `docIDs` dead (chunk by chunk, in order).

@@ -13,7 +13,7 @@ struct IndexReader {
         self.tx = tx
         self.databases = databases
         segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
-        dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+        dead = DeadDocuments.Reader(tx: tx, database: databases.state)
     }
 
     /// A term's stored lists, one per live segment that holds it, in segment order. The buffers

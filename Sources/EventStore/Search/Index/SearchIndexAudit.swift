@@ -8,11 +8,11 @@ import LMDB
 /// (in key order), its live postings as (item, weighted frequency, weighted length). Checked
 /// on the live side: every item's document is live, every live posting belongs to its item's
 /// current document, and every key of `search_segments` belongs to a live segment, the merge
-/// under way or a clean-up. Collection totals (`search_stats`) are exact, so they are compared
+/// under way or a clean-up. Collection totals (in `state`) are exact, so they are compared
 /// as bytes with the other databases.
 struct SearchIndexAudit {
     /// The databases this audit replaces in the byte-for-byte comparison.
-    static let databaseNames: Set<String> = ["search_items", "search_documents", "search_segments", "search_deleted"]
+    static let databaseNames: Set<String> = ["search_documents", "search_segments"]
 
     let live: (tx: ReadTransaction, databases: ProjectionDatabases)
     let rebuilt: (tx: ReadTransaction, databases: ProjectionDatabases)
@@ -52,13 +52,16 @@ struct SearchIndexAudit {
         init(_ side: (tx: ReadTransaction, databases: ProjectionDatabases)) {
             tx = side.tx
             databases = side.databases
-            dead = DeadDocuments.Reader(tx: side.tx, database: side.databases.searchDeleted)
+            dead = DeadDocuments.Reader(tx: side.tx, database: side.databases.state)
         }
 
+        /// Every item that has a search document, with its doc id (``ItemRecord``), in key order.
+        /// An entry that does not decode is left to the byte comparison of `items`, which names it.
         func items() throws -> [(key: [UInt8], docID: UInt32)] {
             var entries: [(key: [UInt8], docID: UInt32)] = []
-            try tx.forEach(in: databases.searchItems) { key, value in
-                    entries.append((Array(key), try IndexKeys.docID(of: value)))
+            try tx.forEach(in: databases.items) { key, value in
+                let docID = (try? ItemRecord(decoding: value).searchDocument) ?? 0
+                if docID != 0 { entries.append((Array(key), docID)) }
                 return true
             }
             return entries
@@ -108,12 +111,12 @@ struct SearchIndexAudit {
                 order = l < liveItems.count ? -1 : 1
             }
             if order < 0 {
-                report.record(.init(kind: "unexpected", database: "search_items", key: readable(liveItems[l].key), detail: "indexed, but a rebuild from the log does not index it"))
+                report.record(.init(kind: "unexpected", database: "items", key: readable(liveItems[l].key), detail: "indexed, but a rebuild from the log does not index it"))
                 l += 1
                 continue
             }
             if order > 0 {
-                report.record(.init(kind: "missing", database: "search_items", key: readable(rebuiltItems[r].key), detail: "a rebuild from the log indexes it"))
+                report.record(.init(kind: "missing", database: "items", key: readable(rebuiltItems[r].key), detail: "a rebuild from the log indexes it"))
                 r += 1
                 continue
             }
@@ -124,7 +127,7 @@ struct SearchIndexAudit {
             if liveDocument == nil || liveDocument?.itemKey != liveItems[l].key {
                 report.record(.init(kind: "missing", database: "search_documents", key: key, detail: "document \(docID) of the item is missing or names another item"))
             } else if try left.dead.isDead(docID) {
-                report.record(.init(kind: "dead-document", database: "search_deleted", key: key, detail: "the item's current document \(docID) is marked dead"))
+                report.record(.init(kind: "dead-document", database: "state", key: key, detail: "the item's current document \(docID) is marked dead"))
             } else if liveDocument?.length != rebuiltDocument?.length {
                 report.record(.init(kind: "different", database: "search_documents", key: key, detail: "document length \(liveDocument?.length ?? 0), a rebuild has \(rebuiltDocument?.length ?? 0)"))
             }

@@ -3,15 +3,16 @@ import LMDB
 /// What one transaction changes in the search index, kept in memory and written at the
 /// checkpoint as one segment plus a few small updates:
 ///
-/// 1. doc ids that died → one bitmap chunk each (`search_deleted`);
-/// 2. collection totals (`search_stats`);
-/// 3. each changed item's current doc id (`search_items`), in key order;
-/// 4. the new documents (`search_documents`), appended in doc-id order;
-/// 5. their postings, sorted by term, appended as a new segment (`search_segments`);
-/// 6. merge and clean-up work: each commit earns a budget proportional to the postings it
+/// 1. doc ids that died → one bitmap chunk each (``DeadDocuments``, in `state`);
+/// 2. collection totals (``CollectionStats``, in `state`);
+/// 3. the new documents (`search_documents`), appended in doc-id order;
+/// 4. their postings, sorted by term, appended as a new segment (`search_segments`);
+/// 5. merge and clean-up work: each commit earns a budget proportional to the postings it
 ///    wrote, spent once 2,048 units have accumulated.
 ///
-/// A document created and replaced within the transaction never reaches the disk.
+/// Each item's current doc id is written with the item itself (``ItemRecord``), by the
+/// projection writer. A document created and replaced within the transaction never reaches the
+/// disk.
 struct SearchIndexChanges {
     private struct NewDocument {
         var docID: UInt32
@@ -26,11 +27,9 @@ struct SearchIndexChanges {
     private var directory: SegmentDirectory?
     private var loadedDirectory: SegmentDirectory?
     private var stats: [String: CollectionStats] = [:]
+    /// The documents added by the transaction, under consecutive doc ids.
     private var newDocuments: [NewDocument] = []
-    private var newByItem: [ByteKey: Int] = [:]
     private var dead: [UInt32] = []
-    /// Each changed item's doc id after the transaction; 0 for none.
-    private var itemDocs: [ByteKey: UInt32] = [:]
 
     /// Merge work allowed per posting written, and at least per commit that changed the index.
     static let mergeWorkPerPosting = 8
@@ -49,63 +48,50 @@ struct SearchIndexChanges {
     private mutating func adjustStats(
         _ collection: String, documents: Int64, length: Int64, tx: ReadTransaction, databases: ProjectionDatabases
     ) throws {
-        var current = try stats[collection] ?? CollectionStats.load(collection, tx: tx, db: databases.searchStats)
+        var current = try stats[collection] ?? CollectionStats.load(collection, tx: tx, db: databases.state)
         current.documents = UInt64(Int64(current.documents) + documents)
         current.totalLength = UInt64(Int64(current.totalLength) + length)
         stats[collection] = current
     }
 
-    /// Marks the item's current document (if any) dead.
-    mutating func retire(itemKey: [UInt8], collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws {
-        let key = ByteKey(itemKey)
-        if let index = newByItem.removeValue(forKey: key) {
+    /// Marks an item's current document `docID` dead (nothing for 0).
+    mutating func retire(_ docID: UInt32, collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws {
+        guard docID != 0 else { return }
+        if let first = newDocuments.first?.docID, docID >= first {
+            let index = Int(docID - first)
+            guard index < newDocuments.count, newDocuments[index].alive else {
+                throw EventStoreError(.corrupt, "search index: document \(docID) of an item is not current")
+            }
             newDocuments[index].alive = false
-            itemDocs[key] = 0
             try adjustStats(collection, documents: -1, length: -Int64(newDocuments[index].document.length), tx: tx, databases: databases)
             return
         }
-        let current =
-            try itemDocs[key]
-            ?? itemKey.withUnsafeBytes { key in
-                try tx.value(forKey: key, in: databases.searchItems).map(IndexKeys.docID(of:))
-            } ?? 0
-        guard current != 0 else { return }
-        guard let stored = try IndexedDocument.load(current, tx: tx, database: databases.searchDocuments) else {
-            throw EventStoreError(.corrupt, "search index: document \(current) of an item is missing")
+        guard let stored = try IndexedDocument.load(docID, tx: tx, database: databases.searchDocuments) else {
+            throw EventStoreError(.corrupt, "search index: document \(docID) of an item is missing")
         }
-        dead.append(current)
-        itemDocs[key] = 0
+        dead.append(docID)
         try adjustStats(collection, documents: -1, length: -Int64(stored.length), tx: tx, databases: databases)
     }
 
-    /// Adds `document` as the item's current version, under a new doc id.
+    /// Adds `document` as the item's current version, under a new doc id, and returns that id.
     mutating func add(
         _ document: SearchIndexWriter.Document, itemKey: [UInt8], collection: String, tx: ReadTransaction,
         databases: ProjectionDatabases
-    ) throws {
+    ) throws -> UInt32 {
         var directory = try loadDirectory(tx: tx, databases: databases)
         let docID = try directory.allocateDocID()
         self.directory = directory
-        let key = ByteKey(itemKey)
-        newByItem[key] = newDocuments.count
         newDocuments.append(NewDocument(docID: docID, collection: collection, itemKey: itemKey, document: document, alive: true))
-        itemDocs[key] = docID
         try adjustStats(collection, documents: 1, length: Int64(document.length), tx: tx, databases: databases)
+        return docID
     }
 
     /// Writes everything and runs the merge work this commit pays for.
     mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
-        guard directory != nil || !itemDocs.isEmpty || !stats.isEmpty else { return }
+        guard directory != nil || !dead.isEmpty || !stats.isEmpty else { return }
         var directory = try loadDirectory(tx: tx, databases: databases)
-        if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.searchDeleted) }
-        for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.searchStats) }
-        for (itemKey, docID) in itemDocs.sorted(by: { $0.key < $1.key }) {
-            if docID == 0 {
-                try tx.delete(itemKey.bytes, in: databases.searchItems)
-            } else {
-                try tx.put(IndexKeys.document(docID), forKey: itemKey.bytes, in: databases.searchItems)
-            }
-        }
+        if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.state) }
+        for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.state) }
 
         let alive = newDocuments.filter(\.alive)
         var postingsWritten = 0

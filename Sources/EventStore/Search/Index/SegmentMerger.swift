@@ -40,7 +40,7 @@ struct SegmentMerger {
     private func step(_ directory: inout SegmentDirectory, budget: inout Int) throws {
         guard var merge = directory.merge else { return }
         var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
-        var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
         var merged: [Posting] = []
         var writer = ByteWriter(capacity: 256)
         while budget > 0, let (term, lists) = try walk.next() {
@@ -93,7 +93,7 @@ struct SegmentMerger {
                 return work
             }
         case .documents(let from, let through):
-            var dead = DeadDocuments.Reader(tx: tx, database: databases.searchDeleted)
+            var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
             var next = UInt64(from)
             try tx.withWriteCursor(on: databases.searchDocuments) { cursor in
                 while budget > 0 && next <= UInt64(through) {

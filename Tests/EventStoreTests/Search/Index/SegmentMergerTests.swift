@@ -64,7 +64,7 @@ struct SegmentMergerTests {
                 #expect(try store.search(SearchQuery("common", tags: ["t\((version + 1) % 3)"])).isEmpty)
             }
             let stats = try store.read { reader in
-                try CollectionStats.load("notes", tx: reader.tx, db: try reader.projection.searchStats)
+                try CollectionStats.load("notes", tx: reader.tx, db: try reader.projection.state)
             }
             #expect(stats.documents == 1, "only the live version counts for BM25")
             #expect(try store.verify().isConsistent)

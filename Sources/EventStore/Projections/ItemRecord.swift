@@ -1,0 +1,47 @@
+/// An entry of the `items` database: the item's merged state and the doc id of its current
+/// search document.
+///
+/// ```
+/// ItemState bytes (see ItemState+Binary)
+/// [u32 BE search doc id, when the item has a search document]
+/// ```
+///
+/// Keeping the doc id here rather than in a table of its own means an item update that changes
+/// searchable text dirties no page beyond the item's own to find and replace its document. The
+/// state is what replicas agree on byte for byte; the doc id depends on how commits were
+/// grouped, so ``Store/verify(progress:)`` compares the states as bytes and the doc ids by what
+/// they index (``SearchIndexAudit``).
+struct ItemRecord {
+    var state: ItemState
+    /// The item's current search document, or 0 when it has none.
+    var searchDocument: UInt32
+
+    init(state: ItemState = ItemState(), searchDocument: UInt32 = 0) {
+        self.state = state
+        self.searchDocument = searchDocument
+    }
+
+    init(decoding buffer: UnsafeRawBufferPointer) throws {
+        var reader = ByteReader(buffer)
+        state = try ItemState(reading: &reader)
+        switch reader.remaining {
+        case 0: searchDocument = 0
+        case 4: searchDocument = try reader.readUInt32()
+        default: throw ByteReader.corrupt("item (trailing bytes)")
+        }
+        guard searchDocument != 0 || reader.isAtEnd else { throw ByteReader.corrupt("item search document 0") }
+    }
+
+    /// The state part of a stored entry: its bytes without the doc id, as verify compares them.
+    static func stateBytes(of buffer: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+        var reader = ByteReader(buffer)
+        _ = try ItemState(reading: &reader)
+        return UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - reader.remaining)])
+    }
+
+    func encoded() -> [UInt8] {
+        var bytes = state.encoded()
+        if searchDocument != 0 { withUnsafeBytes(of: searchDocument.bigEndian) { bytes.append(contentsOf: $0) } }
+        return bytes
+    }
+}

@@ -1,5 +1,8 @@
-/// An entry of the `items` database: the item's merged state and the doc id of its current
-/// search document.
+import LMDB
+
+/// An item's record in the `items` database: its merged state and the doc id of its current
+/// search document. (The item's history entries follow it in the same database; see
+/// ``Keys/itemEvent(_:_:)`` and ``forEach(in:tx:from:_:)``.)
 ///
 /// ```
 /// ItemState bytes (see ItemState+Binary)
@@ -37,6 +40,29 @@ struct ItemRecord {
         var reader = ByteReader(buffer)
         _ = try ItemState(reading: &reader)
         return UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - reader.remaining)])
+    }
+
+    /// Calls `body` with each item record of `database` (an `items` database) from `start` on,
+    /// in key order, skipping the history entries that follow each record (by seeking past them,
+    /// so an item with a long history costs one step), until `body` returns `false`.
+    static func forEach(
+        in database: Database, tx: ReadTransaction, from start: [UInt8]? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try tx.withCursor(on: database) { cursor in
+            var entry = try start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            while let current = entry {
+                if Keys.isItemHistory(current.key) {
+                    // The smallest key after every `collection NUL id NUL seq` of this item.
+                    var past = Array(current.key[..<(current.key.count - 9)])
+                    past.append(1)
+                    entry = try cursor.seek(atLeast: past)
+                    continue
+                }
+                guard try body(current.key, current.value) else { return }
+                entry = try cursor.next()
+            }
+        }
     }
 
     func encoded() -> [UInt8] {

@@ -21,7 +21,7 @@ extension ProjectionWriter {
                 var indexed: [(key: [UInt8], record: ItemRecord)] = []
                 var last: [UInt8]?
                 let start = resumeAfter.map { $0 + [0] } ?? []
-                try start.withUnsafeBytes { start in try tx.forEach(in: databases.items, from: start) { key, value in
+                try ItemRecord.forEach(in: databases.items, tx: tx, from: start) { key, value in
                     guard indexed.count < ProjectionWriter.indexBatch else { return false }
                     let (collection, _) = try Keys.splitItem(key)
                     var record = try ItemRecord(decoding: value)
@@ -33,7 +33,7 @@ extension ProjectionWriter {
                     }
                     last = itemKey
                     return true
-                } }
+                }
                 // Written after the walk, so that no put moves the pages under its cursor.
                 for (key, record) in indexed { try tx.put(record.encoded(), forKey: key, in: databases.items) }
                 try counters.flush(tx: tx, databases: databases)

@@ -41,7 +41,7 @@ final class ProjectionWriter {
     /// Applies one event whose item record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
-        try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.itemEvents)
+        try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.items)
         let before = record.state
         var after = before
         let outcomes = after.apply(event, collectOutcomes: true)

@@ -167,9 +167,9 @@ func hex(_ bytes: UnsafeRawBufferPointer) -> String {
 /// A key as people read it: `collection/item[…]` for keys that start with an item key.
 func readableKey(_ database: String, _ key: UnsafeRawBufferPointer) -> String {
     switch database {
-    case "items":
+    case "items" where !Keys.isItemHistory(key):
         if let (collection, item) = try? Keys.splitItem(key) { return "\(collection)/\(item)" }
-    case "item_events", "conflicts":
+    case "items", "conflicts":
         if let first = key.firstIndex(of: 0), let second = key[(first + 1)...].firstIndex(of: 0),
             let (collection, item) = try? Keys.splitItem(UnsafeRawBufferPointer(rebasing: key[..<second]))
         {

@@ -29,14 +29,12 @@ public final class ReplayedState: @unchecked Sendable {
     public func forEachItem(in collection: String? = nil, _ body: (Item) throws -> Bool) throws {
         let prefix = collection.map(Keys.collectionPrefix) ?? []
         try scratch.environment.read { tx in
-            try prefix.withUnsafeBytes { start in
-                try tx.forEach(in: scratch.databases.items, from: prefix.isEmpty ? nil : start) { key, value in
-                    guard key.starts(with: prefix) else { return false }
-                    let state = try ItemRecord(decoding: value).state
-                    guard state.exists else { return true }
-                    let (collection, id) = try Keys.splitItem(key)
-                    return try body(state.item(collection: collection, id: id))
-                }
+            try ItemRecord.forEach(in: scratch.databases.items, tx: tx, from: prefix.isEmpty ? nil : prefix) { key, value in
+                guard key.starts(with: prefix) else { return false }
+                let state = try ItemRecord(decoding: value).state
+                guard state.exists else { return true }
+                let (collection, id) = try Keys.splitItem(key)
+                return try body(state.item(collection: collection, id: id))
             }
         }
     }

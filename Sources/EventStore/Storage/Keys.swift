@@ -22,7 +22,7 @@ enum Keys {
         return writer.bytes
     }
 
-    /// `items`, `search_items`: collection, NUL, item id.
+    /// `items` (an item's record): collection, NUL, item id.
     static func item(_ collection: String, _ item: String) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(collection.utf8.count + item.utf8.count + 1)
@@ -46,12 +46,21 @@ enum Keys {
         return (collection, item)
     }
 
-    /// `item_events`: item key, NUL, seq (8 bytes big-endian).
+    /// `items` (an entry of an item's history): item key, NUL, seq (8 bytes big-endian). It sorts
+    /// right after the item's record, so appending an event to the history dirties the page the
+    /// item's record is on.
     static func itemEvent(_ itemKey: [UInt8], _ seq: UInt64) -> [UInt8] {
         var key = itemKey
         key.append(0)
         withUnsafeBytes(of: seq.bigEndian) { key.append(contentsOf: $0) }
         return key
+    }
+
+    /// Whether an `items` key is a history entry (``itemEvent(_:_:)``) rather than an item's
+    /// record: it holds a second NUL, 9 bytes before its end (collections and ids hold no NUL).
+    static func isItemHistory(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard key.count >= 11, key[key.count - 9] == 0, let first = key.firstIndex(of: 0) else { return false }
+        return first < key.count - 9
     }
 
     /// `conflicts`: item key, NUL, seq of the event applied, field name.

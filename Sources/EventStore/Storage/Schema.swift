@@ -38,10 +38,9 @@ struct Schema: Sendable {
 
 /// The databases of one projection generation.
 struct ProjectionDatabases: Sendable {
-    /// Per item: its merged state (``ItemState``).
+    /// Per item: its record (``ItemRecord``: merged state, search doc id), followed by its
+    /// history (per seq, nothing; see ``Keys/itemEvent(_:_:)``), for replay and explain.
     let items: Database
-    /// Per item and seq: nothing (the item's history, for replay and explain).
-    let itemEvents: Database
     /// Per item, seq and field: a ``ConflictRecord``.
     let conflicts: Database
     /// Per doc id: the document's weighted length and item key (``IndexedDocument``).
@@ -57,13 +56,14 @@ struct ProjectionDatabases: Sendable {
     let custom: [String: Database]
 
     static let builtInNames = [
-        "items", "item_events", "conflicts", "search_documents", "search_segments", "state",
+        "items", "conflicts", "search_documents", "search_segments", "state",
     ]
 
     /// Databases of earlier store formats, dropped when such a store is upgraded: the search
     /// index of format 1, and the tables format 3 folded into `items` and `state`.
     static let formerNames = [
-        "search_docs", "search_docids", "search_postings", "search_items", "search_deleted", "search_stats",
+        "search_docs", "search_docids", "search_postings", "item_events", "search_items", "search_deleted",
+        "search_stats",
     ]
 
     init(
@@ -72,7 +72,6 @@ struct ProjectionDatabases: Sendable {
     ) throws {
         let prefix = "g\(generation)."
         items = try open(prefix + "items", [])
-        itemEvents = try open(prefix + "item_events", [])
         conflicts = try open(prefix + "conflicts", [])
         searchDocuments = try open(prefix + "search_documents", [])
         searchSegments = try open(prefix + "search_segments", [])
@@ -90,7 +89,7 @@ struct ProjectionDatabases: Sendable {
     /// Every database of the generation with its unqualified name, in a fixed order.
     var all: [(name: String, database: Database)] {
         [
-            ("items", items), ("item_events", itemEvents), ("conflicts", conflicts),
+            ("items", items), ("conflicts", conflicts),
             ("search_documents", searchDocuments), ("search_segments", searchSegments), ("state", state),
         ] + custom.keys.sorted().map { ("p." + $0, custom[$0]!) }
     }

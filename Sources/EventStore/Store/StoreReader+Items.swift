@@ -52,12 +52,10 @@ extension StoreReader {
             start.append(contentsOf: cursor.utf8)
             start.append(0)  // the smallest key after the cursor's own
         }
-        try start.withUnsafeBytes { start in
-            try tx.forEach(in: try projection.items, from: start) { key, value in
-                guard key.starts(with: prefix) else { return false }
-                let (_, id) = try Keys.splitItem(key)
-                return try body(id, try ItemRecord(decoding: value).state)
-            }
+        try ItemRecord.forEach(in: try projection.items, tx: tx, from: start) { key, value in
+            guard key.starts(with: prefix) else { return false }
+            let (_, id) = try Keys.splitItem(key)
+            return try body(id, try ItemRecord(decoding: value).state)
         }
     }
 

@@ -84,7 +84,7 @@ public class StoreReader {
         var seqs: [UInt64] = []
         let prefix = Keys.item(collection, item) + [0]
         try prefix.withUnsafeBytes { start in
-            try tx.forEach(in: try projection.itemEvents, from: start) { key, _ in
+            try tx.forEach(in: try projection.items, from: start) { key, _ in
                 guard key.starts(with: prefix), key.count == prefix.count + 8 else { return false }
                 seqs.append(try Keys.seq(from: UnsafeRawBufferPointer(rebasing: key[prefix.count...])))
                 return true

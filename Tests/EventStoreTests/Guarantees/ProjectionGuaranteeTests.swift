@@ -128,7 +128,7 @@ struct ProjectionGuaranteeTests {
             let generation = try tx.value(forKey: Array("store.generation".utf8), in: meta)!.last!
             let items = try tx.openDatabase(named: "g\(generation).items", options: [])
             var keys: [[UInt8]] = []
-            try tx.forEach(in: items) { key, _ in
+            try ItemRecord.forEach(in: items, tx: tx) { key, _ in
                 keys.append(Array(key))
                 return keys.count < 2
             }

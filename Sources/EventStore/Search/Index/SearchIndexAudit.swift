@@ -59,7 +59,7 @@ struct SearchIndexAudit {
         /// An entry that does not decode is left to the byte comparison of `items`, which names it.
         func items() throws -> [(key: [UInt8], docID: UInt32)] {
             var entries: [(key: [UInt8], docID: UInt32)] = []
-            try tx.forEach(in: databases.items) { key, value in
+            try ItemRecord.forEach(in: databases.items, tx: tx) { key, value in
                 let docID = (try? ItemRecord(decoding: value).searchDocument) ?? 0
                 if docID != 0 { entries.append((Array(key), docID)) }
                 return true

@@ -15,11 +15,13 @@ extension ItemState {
     static let formatVersion: UInt8 = 1
 
     func encoded() -> [UInt8] {
-        var origins = Set<ReplicaID>()
-        if let version { origins.insert(version.origin) }
-        if let floor { origins.insert(floor.stamp.origin) }
-        for field in fields.values { origins.insert(field.stamp.origin) }
-        let table = origins.sorted()
+        // Items name few origins: a small sorted array beats hashing.
+        var table: [ReplicaID] = []
+        func note(_ origin: ReplicaID) { if !table.contains(origin) { table.append(origin) } }
+        if let version { note(version.origin) }
+        if let floor { note(floor.stamp.origin) }
+        for field in fields.values { note(field.stamp.origin) }
+        table.sort()
         func index(_ origin: ReplicaID) -> Int { table.firstIndex(of: origin)! }
 
         var writer = ByteWriter(capacity: 32 + table.count * 16 + fields.count * 40)
@@ -41,8 +43,7 @@ extension ItemState {
             writer.write(bigEndian: floor.base.rawValue)
         }
         writer.write(varint: fields.count)
-        for name in fields.keys.sorted(by: utf8Less) {
-            let field = fields[name]!
+        for (name, field) in fields.sorted(by: { utf8Less($0.key, $1.key) }) {
             writer.write(string: name)
             writer.write(field.value)
             writer.write(bigEndian: field.stamp.hlc.rawValue)

@@ -46,9 +46,9 @@ extension ByteWriter {
     /// A field map: varint count, then (name, value) pairs in byte order of the names.
     mutating func write(fields: [String: Value]) {
         write(varint: fields.count)
-        for name in fields.keys.sorted(by: utf8Less) {
+        for (name, value) in fields.sorted(by: { utf8Less($0.key, $1.key) }) {
             write(string: name)
-            write(fields[name]!)
+            write(value)
         }
     }
 }

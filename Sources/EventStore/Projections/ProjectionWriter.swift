@@ -13,6 +13,10 @@ final class ProjectionWriter {
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
     var defersSearch = false
+    /// Set while a replay applies a chunk of the log: item records are kept here and written
+    /// once, in key order, by ``writePendingItems(tx:)`` (an item changed by several events of
+    /// the chunk is decoded and encoded once).
+    var pendingItems: [ByteKey: ItemRecord]?
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
@@ -33,7 +37,8 @@ final class ProjectionWriter {
 
     /// The item's stored record, or an empty one.
     func itemRecord(_ itemKey: [UInt8], tx: ReadTransaction) throws -> ItemRecord {
-        try itemKey.withUnsafeBytes { key in
+        if let pending = pendingItems?[ByteKey(itemKey)] { return pending }
+        return try itemKey.withUnsafeBytes { key in
             try tx.value(forKey: key, in: databases.items).map { try ItemRecord(decoding: $0) }
         } ?? ItemRecord()
     }
@@ -51,7 +56,12 @@ final class ProjectionWriter {
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)
         }
-        try tx.put(ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
+        let record = ItemRecord(state: after, searchDocument: searchDocument)
+        if pendingItems != nil {
+            pendingItems![ByteKey(itemKey)] = record
+        } else {
+            try tx.put(record.encoded(), forKey: itemKey, in: databases.items)
+        }
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
@@ -76,6 +86,15 @@ final class ProjectionWriter {
             }
         }
         return after
+    }
+
+    /// Writes the item records kept by ``pendingItems`` (in key order) and keeps collecting.
+    func writePendingItems(tx: WriteTransaction) throws {
+        guard let pending = pendingItems else { return }
+        for (key, record) in pending.sorted(by: { $0.key < $1.key }) {
+            try tx.put(record.encoded(), forKey: key.bytes, in: databases.items)
+        }
+        pendingItems = [:]
     }
 
     /// Records that every event through `seq` is applied, with each custom projection's version.

@@ -43,7 +43,9 @@ extension ItemState {
             writer.write(bigEndian: floor.base.rawValue)
         }
         writer.write(varint: fields.count)
-        for (name, field) in fields.sorted(by: { utf8Less($0.key, $1.key) }) {
+        // Sorting the dictionary's indices moves no field and hashes no name.
+        for index in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
+            let (name, field) = fields[index]
             writer.write(string: name)
             writer.write(field.value)
             writer.write(bigEndian: field.stamp.hlc.rawValue)

@@ -46,9 +46,9 @@ extension ByteWriter {
     /// A field map: varint count, then (name, value) pairs in byte order of the names.
     mutating func write(fields: [String: Value]) {
         write(varint: fields.count)
-        for (name, value) in fields.sorted(by: { utf8Less($0.key, $1.key) }) {
-            write(string: name)
-            write(value)
+        for index in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
+            write(string: fields[index].key)
+            write(fields[index].value)
         }
     }
 }

@@ -13,10 +13,6 @@ final class ProjectionWriter {
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
     var defersSearch = false
-    /// Set while a replay applies a chunk of the log: item records are kept here and written
-    /// once, in key order, by ``writePendingItems(tx:)`` (an item changed by several events of
-    /// the chunk is decoded and encoded once).
-    var pendingItems: [ByteKey: ItemRecord]?
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
@@ -37,8 +33,7 @@ final class ProjectionWriter {
 
     /// The item's stored record, or an empty one.
     func itemRecord(_ itemKey: [UInt8], tx: ReadTransaction) throws -> ItemRecord {
-        if let pending = pendingItems?[ByteKey(itemKey)] { return pending }
-        return try itemKey.withUnsafeBytes { key in
+        try itemKey.withUnsafeBytes { key in
             try tx.value(forKey: key, in: databases.items).map { try ItemRecord(decoding: $0) }
         } ?? ItemRecord()
     }
@@ -56,12 +51,7 @@ final class ProjectionWriter {
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)
         }
-        let record = ItemRecord(state: after, searchDocument: searchDocument)
-        if pendingItems != nil {
-            pendingItems![ByteKey(itemKey)] = record
-        } else {
-            try tx.put(record.encoded(), forKey: itemKey, in: databases.items)
-        }
+        try tx.put(ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
@@ -86,15 +76,6 @@ final class ProjectionWriter {
             }
         }
         return after
-    }
-
-    /// Writes the item records kept by ``pendingItems`` (in key order) and keeps collecting.
-    func writePendingItems(tx: WriteTransaction) throws {
-        guard let pending = pendingItems else { return }
-        for (key, record) in pending.sorted(by: { $0.key < $1.key }) {
-            try tx.put(record.encoded(), forKey: key.bytes, in: databases.items)
-        }
-        pendingItems = [:]
     }
 
     /// Records that every event through `seq` is applied, with each custom projection's version.

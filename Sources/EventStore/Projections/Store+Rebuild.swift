@@ -96,8 +96,6 @@ extension Store {
     ) throws -> UInt64 {
         // A retried transaction (after the map grew) starts from the stored counters again.
         projector.counters = ProjectionCounters()
-        projector.pendingItems = [:]
-        defer { projector.pendingItems = nil }
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in
@@ -111,7 +109,6 @@ extension Store {
                 return true
             }
         }
-        try projector.writePendingItems(tx: tx)
         return last
     }
 }

@@ -44,8 +44,8 @@ extension ItemState {
         }
         writer.write(varint: fields.count)
         // Sorting the dictionary's indices moves no field and hashes no name.
-        for index in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
-            let (name, field) = fields[index]
+        for slot in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
+            let (name, field) = fields[slot]
             writer.write(string: name)
             writer.write(field.value)
             writer.write(bigEndian: field.stamp.hlc.rawValue)

@@ -32,13 +32,13 @@ struct TermWalk {
     /// The next term and its lists (segment index, list bytes), or `nil` at the end.
     mutating func next() throws -> (term: [UInt8], lists: [(segment: Int, list: [UInt8])])? {
         var least: [UInt8]?
-        for case let head? in heads where least.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
+        for case let head? in heads where least.map({ ByteKey.compare(head.term, $0) < 0 }) ?? true {
             least = head.term
         }
         guard let term = least else { return nil }
         var lists: [(segment: Int, list: [UInt8])] = []
         for index in heads.indices {
-            guard let head = heads[index], head.term == term else { continue }
+            guard let head = heads[index], ByteKey.compare(head.term, term) == 0 else { continue }
             lists.append((index, head.list))
             heads[index] = try self.head(of: index, atLeast: term, skipping: term)
         }

@@ -20,6 +20,19 @@ package struct FNV1a: Sendable {
         self.state = state
     }
 
+    /// The same over a buffer: other modules (the sync module's page checksums) call this
+    /// concrete form, which is not a generic they would run unspecialized.
+    package mutating func combine(bytes: UnsafeRawBufferPointer) {
+        var state = self.state
+        for byte in bytes { state = (state ^ UInt64(byte)) &* FNV1a.prime }
+        self.state = state
+    }
+
+    /// The same over an array (see ``combine(bytes:)-(UnsafeRawBufferPointer)``).
+    package mutating func combine(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { combine(bytes: $0) }
+    }
+
     /// Eight bytes, big-endian.
     package mutating func combine(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }

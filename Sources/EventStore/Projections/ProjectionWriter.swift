@@ -9,6 +9,8 @@ final class ProjectionWriter {
     let databases: ProjectionDatabases
     let search: SearchIndexWriter
     let projections: [any Projection]
+    /// The declared indexes (`nil`: none).
+    let indexes: IndexWriter?
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
@@ -18,6 +20,7 @@ final class ProjectionWriter {
         self.databases = databases
         self.search = SearchIndexWriter(configuration: configuration.search)
         self.projections = configuration.projections
+        self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
     }
 
     static let appliedKey = Array("applied-through".utf8)
@@ -53,6 +56,8 @@ final class ProjectionWriter {
                 loser: FieldWrite(field: loser, cleared: false))
             try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
         }
+
+        try indexes?.update(collection: event.collection, id: event.item, before: before, after: after, tx: tx)
 
         if !defersSearch {
             try search.update(

@@ -86,7 +86,7 @@ struct QueryCursor: Hashable {
                 guard version == QueryCursor.version else { throw invalid("has version \(version)") }
                 let fingerprint = try reader.readUInt64()
                 let values = try (0..<(try reader.readCount())).map { _ -> Value? in
-                    try reader.readByte() == 0 ? nil : try reader.readValue()
+                    try reader.readByte() == 0 ? Value?.none : try reader.readValue()
                 }
                 let id = try reader.readString()
                 guard reader.isAtEnd else { throw invalid("is damaged") }

@@ -101,7 +101,7 @@ enum QueryReference {
     }
 
     /// Every page of a query, following cursors.
-    static func allPages(_ store: Store, _ query: Query) throws -> [Item] {
+    static func allPages(_ store: Store, _ query: Query, maxPages: Int = 10_000) throws -> [Item] {
         var items: [Item] = []
         var query = query
         var pages = 0
@@ -109,7 +109,7 @@ enum QueryReference {
             let page = try store.query(query)
             items += page.items
             pages += 1
-            guard let next = page.next, pages < 10_000 else { return items }
+            guard let next = page.next, pages < maxPages else { return items }
             query = query.after(next)
         }
     }

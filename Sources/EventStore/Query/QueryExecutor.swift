@@ -39,9 +39,8 @@ struct QueryExecutor {
 
     /// The number of items that match the filter (limit and cursor aside).
     func count() throws -> Int {
-        guard let index = plan.index, let database = try reader.projection.indexes else {
-            return try scanRows(after: nil, wanted: .max, sorts: false).count
-        }
+        guard let index = plan.index else { return try scanRows(after: nil, wanted: .max, sorts: false).count }
+        let database = try indexDatabase(index)
         var count = 0
         if plan.residual == nil {
             try forEachKey(in: database) { _ in
@@ -62,7 +61,8 @@ struct QueryExecutor {
     // MARK: Index
 
     private func indexRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
-        guard let index = plan.index, let database = try reader.projection.indexes else { return [] }
+        guard let index = plan.index else { return [] }
+        let database = try indexDatabase(index)
         var start = planned.start
         var end = planned.end
         if let after {
@@ -120,6 +120,14 @@ struct QueryExecutor {
         }
         try flush()
         return rows
+    }
+
+    /// The index database (a store that records an index has one).
+    private func indexDatabase(_ index: IndexDefinition) throws -> Database {
+        guard let database = try reader.projection.indexes else {
+            throw EventStoreError(.corrupt, "the store records the index \(index.name) but has no index database")
+        }
+        return database
     }
 
     /// Calls `body` with each key of the plan's range, in the plan's direction, until it

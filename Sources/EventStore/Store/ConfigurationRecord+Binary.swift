@@ -19,18 +19,18 @@
 /// string: varint byte count, UTF-8 bytes
 /// ```
 extension ConfigurationRecord {
-    /// The newest encoding version this library reads. A greater version is refused with
-    /// ``EventStoreError/Code/unsupportedFormat``.
-    ///
-    /// A record without indexes is written in format 1, byte for byte as before indexes existed,
-    /// so older libraries keep reading it; one with indexes in format 2 (format 1 and the
-    /// indexes), which older libraries refuse with a clear message instead of misreading.
-    static let formatVersion: UInt8 = 2
+    /// The encoding version of a record without indexes: written byte for byte as before
+    /// indexes existed, so older libraries keep reading it.
+    static let formatVersion: UInt8 = 1
+    /// The encoding version of a record with indexes (format 1, then the indexes), which older
+    /// libraries refuse with a clear message instead of misreading; the newest this library
+    /// reads. A greater version is refused with ``EventStoreError/Code/unsupportedFormat``.
+    static let indexedFormatVersion: UInt8 = 2
 
     /// The record's canonical bytes.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
-        writer.write(indexes.isEmpty ? UInt8(1) : UInt8(2))
+        writer.write(indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion)
         writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
         writer.write(string: search.tagField)
         ConfigurationRecord.write(search.defaultFields, to: &writer)
@@ -69,11 +69,11 @@ extension ConfigurationRecord {
         let record = try bytes.withUnsafeBytes { buffer -> ConfigurationRecord in
             var reader = ByteReader(buffer)
             let format = try reader.readByte()
-            guard format <= ConfigurationRecord.formatVersion, format > 0 else {
-                if format > ConfigurationRecord.formatVersion {
+            guard format <= ConfigurationRecord.indexedFormatVersion, format > 0 else {
+                if format > ConfigurationRecord.indexedFormatVersion {
                     throw EventStoreError(
                         .unsupportedFormat,
-                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.formatVersion)"
+                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.indexedFormatVersion)"
                     )
                 }
                 throw EventStoreError(.corrupt, "configuration record of unknown format \(format)")

@@ -24,6 +24,16 @@ struct IndexLifecycleTests {
         })
     }
 
+    /// Creates a store at `path`, writes ``write(_:count:from:)``, runs `then` on it and closes it.
+    static func makeStore(
+        _ path: String, _ configuration: Store.Configuration = Store.Configuration(), then: (Store) throws -> Void = { _ in }
+    ) async throws {
+        let store = try Store.open(at: path, configuration: configuration)
+        defer { store.close() }
+        try await write(store)
+        try then(store)
+    }
+
     static func dueOrder(_ store: Store) throws -> [String] {
         try QueryReference.allPages(store, Query("tasks").sorted(by: "due").limit(7)).map(\.id)
     }
@@ -39,10 +49,7 @@ struct IndexLifecycleTests {
     @Test func declaringAnIndexOnAnExistingStoreBuildsIt() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Store.open(at: directory.path)
-            defer { store.close() }
-            try await Self.write(store)
+        try await Self.makeStore(directory.path) { store in
             #expect(throws: EventStoreError.self) { try Self.dueOrder(store) }
         }
         let store = try Store.open(at: directory.path, configuration: Self.configuration([Self.byDue]))
@@ -65,11 +72,7 @@ struct IndexLifecycleTests {
     @Test func opensThatDoNotDeclareKeepAndMaintainTheIndexes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Store.open(at: directory.path, configuration: Self.configuration([Self.byDue]))
-            defer { store.close() }
-            try await Self.write(store)
-        }
+        try await Self.makeStore(directory.path, Self.configuration([Self.byDue]))
         do {
             // A tool or server: no declarations, the recorded indexes stay and are maintained.
             var configuration = Store.Configuration()
@@ -96,11 +99,7 @@ struct IndexLifecycleTests {
     @Test func refuseUseStoredAndReplace() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Store.open(at: directory.path, configuration: Self.configuration([Self.byDue]))
-            defer { store.close() }
-            try await Self.write(store)
-        }
+        try await Self.makeStore(directory.path, Self.configuration([Self.byDue]))
         let refused = try #require(throws: EventStoreError.self) {
             try Store.open(at: directory.path, configuration: Self.configuration([Self.byOwner], .refuse))
         }
@@ -164,10 +163,7 @@ struct IndexLifecycleTests {
     @Test func storesWithoutIndexDatabases() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        do {
-            let store = try Store.open(at: directory.path)
-            defer { store.close() }
-            try await Self.write(store)
+        try await Self.makeStore(directory.path) { store in
             try store.environment.write { tx in
                 for generation in 0..<2 { try tx.drop(try tx.openDatabase(named: "g\(generation).indexes")) }
             }

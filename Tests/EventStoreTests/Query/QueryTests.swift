@@ -244,6 +244,30 @@ struct QueryTests {
         }
     }
 
+    // MARK: Snapshots
+
+    /// A query reads a snapshot: it neither waits for an open write transaction nor sees it.
+    @Test func queriesNeverWaitForWriters() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
+            try await Self.fillTasks(store)
+            let query = Query("tasks").sorted(by: "due").limit(100)
+            let before = try store.query(query)
+            let writing = Task {
+                try await store.write { writer in
+                    try writer.append(.put("tasks", id: "zz", fields: ["due": -1]))
+                    Thread.sleep(forTimeInterval: 0.8)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            let started = Date()
+            let during = try store.query(query)
+            #expect(Date().timeIntervalSince(started) < 0.6)
+            #expect(during == before, "the open write is not visible")
+            try await writing.value
+            #expect(try store.query(query).items.contains { $0.id == "zz" })
+        }
+    }
+
     // MARK: Search
 
     @Test func searchWithinAFilter() async throws {

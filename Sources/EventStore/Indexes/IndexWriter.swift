@@ -44,26 +44,43 @@ struct IndexWriter {
     }
 
     /// Adds the entries of `indexes` for every existing item of their collections, read from
-    /// `items` (a new index on an existing store).
+    /// `items` (a new index on an existing store), in `tx`.
     static func build(
         _ indexes: [IndexDefinition], from items: Database, into database: Database, tx: WriteTransaction
     ) throws {
         for (collection, definitions) in Dictionary(grouping: indexes, by: \.collection) {
-            let prefix = Keys.collectionPrefix(collection)
-            var entries: [[UInt8]] = []
-            try prefix.withUnsafeBytes { start in
-                try tx.forEach(in: items, from: start) { key, value in
-                    guard key.starts(with: prefix) else { return false }
-                    let state = try ItemState(decoding: value)
-                    guard state.exists else { return true }
-                    let (_, id) = try Keys.splitItem(key)
-                    let fields = state.values
-                    for index in definitions { entries.append(IndexWriter.key(index, id: id, fields: fields)) }
-                    return true
-                }
-            }
-            for entry in entries { try tx.put([], forKey: entry, in: database) }
+            _ = try build(definitions, of: collection, after: nil, limit: .max, from: items, into: database, tx: tx)
         }
+    }
+
+    /// Adds the entries of `definitions` (all of `collection`) for up to `limit` items of the
+    /// collection whose keys follow `after` (`nil`: from the first).
+    ///
+    /// - Returns: The key of the last item read, or `nil` when none was left.
+    static func build(
+        _ definitions: [IndexDefinition], of collection: String, after: [UInt8]?, limit: Int, from items: Database,
+        into database: Database, tx: WriteTransaction
+    ) throws -> [UInt8]? {
+        let prefix = Keys.collectionPrefix(collection)
+        let start = after.map { $0 + [0] } ?? prefix  // the smallest key after `after`
+        var entries: [[UInt8]] = []
+        var last: [UInt8]?
+        var read = 0
+        try start.withUnsafeBytes { start in
+            try tx.forEach(in: items, from: start) { key, value in
+                guard read < limit, key.starts(with: prefix) else { return false }
+                read += 1
+                last = Array(key)
+                let state = try ItemState(decoding: value)
+                guard state.exists else { return true }
+                let (_, id) = try Keys.splitItem(key)
+                let fields = state.values
+                for index in definitions { entries.append(IndexWriter.key(index, id: id, fields: fields)) }
+                return true
+            }
+        }
+        for entry in entries { try tx.put([], forKey: entry, in: database) }
+        return last
     }
 
     /// Removes every entry of `index`.

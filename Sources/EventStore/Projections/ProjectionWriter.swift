@@ -57,9 +57,9 @@ final class ProjectionWriter {
             try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
         }
 
-        try indexes?.update(collection: event.collection, id: event.item, before: before, after: after, tx: tx)
-
         if !defersSearch {
+            // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).
+            try indexes?.update(collection: event.collection, id: event.item, before: before, after: after, tx: tx)
             try search.update(
                 collection: event.collection, itemKey: itemKey, before: before, after: after, tx: tx, databases: databases,
                 changes: &counters.search)

@@ -28,11 +28,18 @@ struct QueryTests {
         _ = try await store.append(changes)
     }
 
+    /// Runs `body` on a store with ``taskIndexes`` and ``fillTasks(_:)``'s tasks.
+    static func withTasks(_ body: (Store) async throws -> Void) async throws {
+        try await withTemporaryStore(configuration: configuration(taskIndexes)) { store in
+            try await fillTasks(store)
+            try await body(store)
+        }
+    }
+
     // MARK: Planner
 
     @Test func openTasksByDueDateUseTheCompoundIndex() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due").limit(10)
             let plan = try store.plan(query)
             #expect(plan.index == IndexDefinition("tasks", fields: ["done", "due"]))
@@ -49,8 +56,7 @@ struct QueryTests {
     }
 
     @Test func rangeAndDescendingSort() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").filter(.and([.greaterOrEqual("due", 10), .less("due", 30.5)]))
                 .sorted(by: "due", .descending).limit(7)
             let plan = try store.plan(query)
@@ -64,8 +70,7 @@ struct QueryTests {
     }
 
     @Test func residualFiltersAreCheckedOnItems() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let filter: Filter = .and([
                 .greater("due", 5), .notEqual("done", true), .or([.prefix("title", "task 1"), .oneOf("due", [40, 41, 42])]),
             ])
@@ -79,8 +84,7 @@ struct QueryTests {
     }
 
     @Test func isMissingAndPrefix() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             _ = try await store.put("tasks", id: "null-due", fields: ["title": "x", "due": .null])
             let missing = try store.query(Query("tasks", filter: .missing("due")))
             #expect(Set(missing.items.map(\.id)) == Set(["t00", "t07", "t14", "t21", "t28", "t35", "t42", "t49", "t56", "null-due"]))
@@ -90,8 +94,7 @@ struct QueryTests {
     }
 
     @Test func undeclaredIndexIsRefusedWithTheIndexToDeclare() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").filter(.equal("owner", "ana")).sorted(by: "priority", .descending)
             let error = try #require(throws: EventStoreError.self) { try store.query(query) }
             #expect(error.code == .indexRequired)
@@ -124,8 +127,7 @@ struct QueryTests {
     // MARK: Cursors
 
     @Test func badAndForeignCursorsAreRefused() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").sorted(by: "due").limit(5)
             let next = try #require(try store.query(query).next)
             for bad in ["", "garbage", "q1.", "q1.!!!", String(next.dropLast(3)), next + "AA", "q1.AAAAAAAAAAAA"] {
@@ -151,8 +153,7 @@ struct QueryTests {
 
     /// A keyset cursor continues strictly after its row, whatever changed before it.
     @Test func cursorsAreStableUnderConcurrentWrites() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").sorted(by: "due").limit(10)
             let first = try store.query(query)
             let last = try #require(first.items.last)
@@ -248,8 +249,7 @@ struct QueryTests {
 
     /// A query reads a snapshot: it neither waits for an open write transaction nor sees it.
     @Test func queriesNeverWaitForWriters() async throws {
-        try await withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            try await Self.fillTasks(store)
+        try await Self.withTasks { store in
             let query = Query("tasks").sorted(by: "due").limit(100)
             let before = try store.query(query)
             let writing = Task {

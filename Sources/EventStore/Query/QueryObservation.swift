@@ -10,8 +10,10 @@
 ///
 /// The iterator subscribes to the store's commit notification when it is made (no polling, and
 /// nothing committed after that is missed). After each notification it reads the events it has
-/// not seen; only when one of them touches the query's collection does it run the query again,
-/// on a fresh snapshot, and it yields only when the answer differs from the last one it yielded
+/// not seen; only when one of them may change the answer — it touches the query's collection,
+/// and, when the last answer held every matching row, its item is in that answer or matches the
+/// filter now — does it run the query again, on a fresh snapshot, and it yields only when the
+/// answer differs from the last one it yielded
 /// (other items, other field values, or another next cursor; a rewrite that changes no field
 /// counts as no change). Notifications that arrive while the consumer is busy are coalesced:
 /// a burst of commits costs one re-run. The sequence ends when the store closes; it throws what
@@ -52,7 +54,7 @@ public struct QueryObservation: AsyncSequence, Sendable {
                 return page
             }
             while !store.isClosed {
-                if try touchesCollection() {
+                if try mayChange(previous) {
                     let (page, head) = try run()
                     seen = head
                     if !QueryObservation.sameAnswer(page, previous) {
@@ -71,26 +73,39 @@ public struct QueryObservation: AsyncSequence, Sendable {
             try store.read { reader in (try reader.query(query), try reader.head()) }
         }
 
-        /// Whether an event after ``seen`` changes the query's collection; moves ``seen`` past
-        /// the events that do not.
-        private mutating func touchesCollection() throws -> Bool {
+        /// Whether an event after ``seen`` may change the answer `previous`; moves ``seen`` past
+        /// the events that cannot.
+        ///
+        /// An event on another collection cannot. Nor can one on an item that is not in
+        /// `previous` and does not match the filter now, when `previous` holds every matching row
+        /// (no next page): it was not part of the answer and is not now.
+        private mutating func mayChange(_ previous: QueryPage) throws -> Bool {
             let start = seen + 1
             let collection = query.collection
-            let (touched, last) = try store.read { reader -> (Bool, UInt64?) in
-                var touched = false
+            let filter = query.filter
+            let complete = previous.next == nil
+            let members = Set(previous.items.map(\.id))
+            let (changes, last) = try store.read { reader -> (Bool, UInt64?) in
+                var changes = false
                 var last: UInt64?
                 try reader.forEachEvent(from: start) { event in
                     if event.collection == collection {
-                        touched = true
-                        return false
+                        guard complete, let filter, !members.contains(event.item) else {
+                            changes = true
+                            return false
+                        }
+                        if let item = try reader.item(collection, event.item), filter.matches(item.fields) {
+                            changes = true
+                            return false
+                        }
                     }
                     last = event.seq
                     return true
                 }
-                return (touched, last)
+                return (changes, last)
             }
             if let last { seen = last }
-            return touched
+            return changes
         }
     }
 

@@ -93,6 +93,34 @@ struct QueryObservationTests {
         }
     }
 
+    /// A complete answer (no next page) is not re-run for items outside it that do not match:
+    /// only the changes that matter show, and the answers stay current.
+    @Test func completeAnswersFollowOnlyTheirItems() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            _ = try await store.append((0..<6).map { .put("tasks", id: "t\($0)", fields: ["done": .bool($0 % 2 == 0), "due": .int(Int64($0))]) })
+            let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due")
+            let collector = Collector(store.observe(query))
+            defer { collector.task.cancel() }
+            try await collector.wait(for: 1)
+            #expect(collector.last?.items.map(\.id) == ["t1", "t3", "t5"])
+            _ = try await store.put("tasks", id: "t10", fields: ["done": true, "due": 0])
+            _ = try await store.patch("tasks", id: "t0", fields: ["due": 7])
+            _ = try await store.delete("tasks", id: "t2")
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(collector.count == 1)
+            _ = try await store.patch("tasks", id: "t3", fields: ["done": true])  // leaves the answer
+            try await collector.wait(for: 2)
+            #expect(collector.last?.items.map(\.id) == ["t1", "t5"])
+            _ = try await store.patch("tasks", id: "t4", fields: ["done": false])  // joins it
+            try await collector.wait(for: 3)
+            #expect(collector.last?.items.map(\.id) == ["t1", "t4", "t5"])
+            _ = try await store.patch("tasks", id: "t5", fields: ["due": 0])  // moves within it
+            try await collector.wait(for: 4)
+            #expect(collector.last?.items.map(\.id) == ["t5", "t1", "t4"])
+            #expect(collector.last == (try store.query(query)))
+        }
+    }
+
     @Test func aQueryNoIndexServesFails() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             var iterator = store.observe(Query("tasks").sorted(by: "title")).makeAsyncIterator()

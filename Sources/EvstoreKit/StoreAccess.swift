@@ -32,11 +32,14 @@ public enum StoreAccess {
     /// (``EventStore/Store/SearchChange/useStored``): a rebuild indexes the fields the store was
     /// built with, and custom projections the tool cannot run are marked stale for the
     /// application to rebuild (see ``EventStore/ProjectionRecord/isStale``).
-    public static func openWritable(_ path: String, create: Bool = false) throws -> Store {
-        try open(path, readOnly: false, create: create)
+    ///
+    /// `indexes` are declared in addition to the ones the store records, and built from its items
+    /// when they are new (``EventStore/Store/IndexChange/build``).
+    public static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws -> Store {
+        try open(path, readOnly: false, create: create, indexes: indexes)
     }
 
-    static func open(_ path: String, readOnly: Bool, create: Bool = false) throws -> Store {
+    static func open(_ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = []) throws -> Store {
         // Checked before anything is opened, so that no lock file is ever left where there is no
         // store, and each failure says which one it is.
         switch PathState(path) {
@@ -60,6 +63,7 @@ public enum StoreAccess {
         configuration.readOnly = readOnly
         // The store's own search configuration, whatever this process's defaults are.
         configuration.searchChange = .useStored
+        configuration.indexes = indexes
         CrashGuard.setContext(path)
         do {
             let store = try Store.open(at: path, configuration: configuration)

@@ -9,7 +9,7 @@ struct EvstoreCommand: AsyncParsableCommand {
         commandName: "evstore",
         abstract: "Inspect, replay, explain, verify, sync and serve EventStore stores.",
         discussion: """
-            Read-only commands (dump, replay, explain, diff, verify, stats, search, export, \
+            Read-only commands (dump, replay, explain, diff, verify, stats, search, query, export, \
             backup) open the store read-only and work while an application writes it. Commands \
             that print records take --format table|jsonl (table on a terminal, JSON Lines when \
             piped). Exit status: 0 success, 1 a failed check or operation, 64 a usage error.
@@ -22,7 +22,7 @@ struct EvstoreCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Dump.self, Replay.self, Explain.self, Diff.self, Verify.self, Rebuild.self, Stats.self, Search.self,
-            Import.self, Export.self, Backup.self, Sync.self, Serve.self, Demo.self,
+            QueryCommand.self, Index.self, Import.self, Export.self, Backup.self, Sync.self, Serve.self, Demo.self,
         ]
     )
 }

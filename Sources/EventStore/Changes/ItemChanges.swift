@@ -34,13 +34,20 @@ public struct ItemChanges: AsyncSequence, Sendable {
 
     let store: Store
     let after: UInt64?
+    /// Only changes to this collection (`nil`: all).
+    var collection: String? = nil
+    /// Only changes to these item ids (`nil`: all).
+    var ids: Set<String>? = nil
 
     /// Creates the iterator; it subscribes to commits at once, so nothing between creation and
     /// the first `next()` is missed.
     public func makeAsyncIterator() -> Iterator {
         let signal = store.commits.subscribe()
         let start = after ?? ((try? store.head()) ?? 0)
-        return Iterator(store: store, next: start + 1, signals: signal.makeAsyncIterator())
+        var iterator = Iterator(store: store, next: start + 1, signals: signal.makeAsyncIterator())
+        iterator.collection = collection
+        iterator.ids = ids
+        return iterator
     }
 
     /// Reads the log after its position, then waits for commits.
@@ -50,6 +57,8 @@ public struct ItemChanges: AsyncSequence, Sendable {
         var signals: AsyncStream<UInt64>.AsyncIterator
         var buffer: [ItemChange] = []
         var index = 0
+        var collection: String?
+        var ids: Set<String>?
 
         init(store: Store, next: UInt64, signals: AsyncStream<UInt64>.AsyncIterator) {
             self.store = store
@@ -65,28 +74,37 @@ public struct ItemChanges: AsyncSequence, Sendable {
                     return buffer[index]
                 }
                 if store.isClosed { return nil }
-                buffer = try readChunk()
+                let (changes, scanned) = try readChunk()
+                buffer = changes
                 index = 0
-                if let last = buffer.last {
-                    nextSeq = last.seq + 1
+                if let scanned {
+                    nextSeq = scanned + 1
                     continue
                 }
                 guard await signals.next(isolation: #isolation) != nil else { return nil }
             }
         }
 
-        private func readChunk() throws -> [ItemChange] {
+        /// The next changes that pass the filters, reading at most ``chunkSize`` events, and the
+        /// seq of the last event read (`nil`: none, the log ends before ``nextSeq``).
+        private func readChunk() throws -> (changes: [ItemChange], scanned: UInt64?) {
             let start = nextSeq
             return try store.read { reader in
                 var changes: [ItemChange] = []
+                var scanned: UInt64?
+                var read = 0
                 try reader.forEachEvent(from: start) { event in
-                    changes.append(
-                        ItemChange(
-                            seq: event.seq, collection: event.collection, id: event.item, operation: event.operation,
-                            item: try reader.item(event.collection, event.item)))
-                    return changes.count < ItemChanges.chunkSize
+                    read += 1
+                    scanned = event.seq
+                    if collection.map({ $0 == event.collection }) ?? true, ids.map({ $0.contains(event.item) }) ?? true {
+                        changes.append(
+                            ItemChange(
+                                seq: event.seq, collection: event.collection, id: event.item,
+                                operation: event.operation, item: try reader.item(event.collection, event.item)))
+                    }
+                    return read < ItemChanges.chunkSize
                 }
-                return changes
+                return (changes, scanned)
             }
         }
     }
@@ -98,5 +116,25 @@ extension Store {
     /// - Parameter seq: The last seq already seen; `nil` to start from the current head (live only).
     public func changes(after seq: UInt64? = nil) -> ItemChanges {
         ItemChanges(store: self, after: seq)
+    }
+
+    /// The committed changes to one collection, or to some of its items, after `seq` (catch-up
+    /// from the log), then live ones.
+    ///
+    /// ```swift
+    /// for try await change in store.changes(after: lastSeen, in: "tasks", ids: ["t1", "t2"]) {
+    ///     print(change.seq, change.id)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - seq: The last seq already seen; `nil` to start from the current head (live only).
+    ///   - collection: The collection whose changes to deliver.
+    ///   - ids: Only changes to these item ids of the collection (`nil`: every item).
+    public func changes(after seq: UInt64? = nil, in collection: String, ids: Set<String>? = nil) -> ItemChanges {
+        var changes = ItemChanges(store: self, after: seq)
+        changes.collection = collection
+        changes.ids = ids
+        return changes
     }
 }

@@ -9,6 +9,8 @@ final class ProjectionWriter {
     let databases: ProjectionDatabases
     let search: SearchIndexWriter
     let projections: [any Projection]
+    /// The declared indexes (`nil`: none).
+    let indexes: IndexWriter?
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
@@ -18,6 +20,7 @@ final class ProjectionWriter {
         self.databases = databases
         self.search = SearchIndexWriter(configuration: configuration.search)
         self.projections = configuration.projections
+        self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
     }
 
     static let appliedKey = Array("applied-through".utf8)
@@ -47,6 +50,8 @@ final class ProjectionWriter {
         let outcomes = after.apply(event, collectOutcomes: true)
         var searchDocument = record.searchDocument
         if !defersSearch {
+            // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).
+            try indexes?.update(collection: event.collection, id: event.item, before: before, after: after, tx: tx)
             searchDocument = try search.update(
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)

@@ -71,6 +71,7 @@ final class ScratchProjections {
             applied = end
             progress?(Store.Progress(processed: applied, total: through))
         } while applied < through
+        try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
     }
 }

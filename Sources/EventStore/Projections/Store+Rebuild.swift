@@ -71,6 +71,7 @@ extension Store {
             progress?(Progress(processed: applied, total: max(total, applied)))
             if done { break }
         }
+        try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
         try environment.setDurability(previous)
         try environment.write { tx in

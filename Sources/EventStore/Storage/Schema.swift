@@ -17,7 +17,7 @@ struct Schema: Sendable {
 
     static func databaseCount(customProjections: [any Projection]) -> Int {
         3 + 2 * (ProjectionDatabases.builtInNames.count + customProjections.reduce(0) { $0 + $1.databases.count })
-            + 2 * ProjectionDatabases.formerNames.count + 4
+            + 2 * ProjectionDatabases.formerNames.count + 2 /* g<N>.indexes */ + 4
     }
 
     /// Opens (and with `create`, creates) every database.
@@ -54,6 +54,9 @@ struct ProjectionDatabases: Sendable {
     let state: Database
     /// Databases of custom projections, by `projection.database`.
     let custom: [String: Database]
+    /// Per declared index, value and item: nothing (``IndexKey``). `nil` only in a read-only
+    /// open of a store made before indexes existed (it has none).
+    let indexes: Database?
 
     static let builtInNames = [
         "items", "conflicts", "search_documents", "search_segments", "state",
@@ -84,6 +87,11 @@ struct ProjectionDatabases: Sendable {
             }
         }
         self.custom = custom
+        do {
+            indexes = try open(prefix + "indexes", [])
+        } catch let error as LMDBError where error == .notFound {
+            indexes = nil
+        }
     }
 
     /// Every database of the generation with its unqualified name, in a fixed order.
@@ -91,6 +99,6 @@ struct ProjectionDatabases: Sendable {
         [
             ("items", items), ("conflicts", conflicts),
             ("search_documents", searchDocuments), ("search_segments", searchSegments), ("state", state),
-        ] + custom.keys.sorted().map { ("p." + $0, custom[$0]!) }
+        ] + custom.keys.sorted().map { ("p." + $0, custom[$0]!) } + (indexes.map { [("indexes", $0)] } ?? [])
     }
 }

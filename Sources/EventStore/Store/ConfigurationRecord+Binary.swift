@@ -12,19 +12,25 @@
 /// varint  projection count, then per projection (sorted by name):
 ///         string name, varint version (two's complement), varint database count,
 ///         string per database (sorted), u8 flags (bit 0: stale)
+/// (format 2 only) varint index count, then per index (sorted by collection, then fields):
+///         string collection, varint field count, string per field
 ///
 /// fields: varint count, then per field (sorted by name, then weight): string name, varint weight
 /// string: varint byte count, UTF-8 bytes
 /// ```
 extension ConfigurationRecord {
-    /// The encoding version written by this library. A greater version is refused with
-    /// ``EventStoreError/Code/unsupportedFormat``.
+    /// The encoding version of a record without indexes: written byte for byte as before
+    /// indexes existed, so older libraries keep reading it.
     static let formatVersion: UInt8 = 1
+    /// The encoding version of a record with indexes (format 1, then the indexes), which older
+    /// libraries refuse with a clear message instead of misreading; the newest this library
+    /// reads. A greater version is refused with ``EventStoreError/Code/unsupportedFormat``.
+    static let indexedFormatVersion: UInt8 = 2
 
     /// The record's canonical bytes.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
-        writer.write(ConfigurationRecord.formatVersion)
+        writer.write(indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion)
         writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
         writer.write(string: search.tagField)
         ConfigurationRecord.write(search.defaultFields, to: &writer)
@@ -42,6 +48,14 @@ extension ConfigurationRecord {
             for database in projection.databases { writer.write(string: database) }
             writer.write(projection.isStale ? UInt8(1) : UInt8(0))
         }
+        if !indexes.isEmpty {
+            writer.write(varint: indexes.count)
+            for index in indexes {
+                writer.write(string: index.collection)
+                writer.write(varint: index.fields.count)
+                for field in index.fields { writer.write(string: field) }
+            }
+        }
         return writer.bytes
     }
 
@@ -55,11 +69,11 @@ extension ConfigurationRecord {
         let record = try bytes.withUnsafeBytes { buffer -> ConfigurationRecord in
             var reader = ByteReader(buffer)
             let format = try reader.readByte()
-            guard format <= ConfigurationRecord.formatVersion, format > 0 else {
-                if format > ConfigurationRecord.formatVersion {
+            guard format <= ConfigurationRecord.indexedFormatVersion, format > 0 else {
+                if format > ConfigurationRecord.indexedFormatVersion {
                     throw EventStoreError(
                         .unsupportedFormat,
-                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.formatVersion)"
+                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.indexedFormatVersion)"
                     )
                 }
                 throw EventStoreError(.corrupt, "configuration record of unknown format \(format)")
@@ -85,10 +99,25 @@ extension ConfigurationRecord {
                 projections.append(
                     ProjectionRecord(name: name, version: version, databases: databases, isStale: flags == 1))
             }
+            var indexes: [IndexDefinition] = []
+            if format >= 2 {
+                for _ in 0..<(try reader.readCount(minimumBytesEach: 3)) {
+                    let collection = try reader.readString()
+                    let fields = try (0..<(try reader.readCount())).map { _ in try reader.readString() }
+                    let index = IndexDefinition(collection, fields: fields)
+                    do {
+                        try index.validate()
+                    } catch let error as EventStoreError {
+                        throw EventStoreError(.corrupt, "configuration record: \(error.message)")
+                    }
+                    indexes.append(index)
+                }
+            }
             guard reader.isAtEnd else {
                 throw EventStoreError(.corrupt, "configuration record: \(reader.remaining) bytes after the end")
             }
-            return ConfigurationRecord(search: search, tokenizerVersion: tokenizerVersion, projections: projections)
+            return ConfigurationRecord(
+                search: search, tokenizerVersion: tokenizerVersion, projections: projections, indexes: indexes)
         }
         // One encoding per record: duplicates, unsorted lists or out-of-range weights do not
         // re-encode to the same bytes.

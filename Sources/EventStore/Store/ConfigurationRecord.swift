@@ -24,19 +24,27 @@ public struct ConfigurationRecord: Sendable, Hashable {
     public var tokenizerVersion: Int
     /// The custom projections the store maintains, ordered by name.
     public var projections: [ProjectionRecord]
+    /// The declared indexes the store maintains (see ``Store/Configuration/indexes``), ordered
+    /// by collection, then fields.
+    public var indexes: [IndexDefinition]
 
-    /// Creates a record; `search` is stored in canonical form and `projections` by name.
-    public init(search: SearchConfiguration, tokenizerVersion: Int, projections: [ProjectionRecord]) {
+    /// Creates a record; `search` is stored in canonical form, `projections` by name and
+    /// `indexes` by collection and fields, without duplicates.
+    public init(
+        search: SearchConfiguration, tokenizerVersion: Int, projections: [ProjectionRecord],
+        indexes: [IndexDefinition] = []
+    ) {
         self.search = search.canonical
         self.tokenizerVersion = tokenizerVersion
         self.projections = projections.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        self.indexes = IndexDefinition.canonical(indexes)
     }
 
     /// The record of a store opened with `configuration` by this library.
     init(configuration: Store.Configuration) {
         self.init(
             search: configuration.search, tokenizerVersion: Tokenizer.version,
-            projections: configuration.projections.map { ProjectionRecord($0) })
+            projections: configuration.projections.map { ProjectionRecord($0) }, indexes: configuration.indexes)
     }
 
     /// The recorded projection named `name`.

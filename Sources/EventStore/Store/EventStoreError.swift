@@ -62,6 +62,12 @@ public struct EventStoreError: Error, Sendable, CustomStringConvertible {
         /// A received event carries an id the log already holds for an event with other content
         /// (the cause is an ``EventIDConflict``). An event id names exactly one event.
         public static let eventConflict = Code("event-conflict")
+        /// A query is malformed: an invalid field, limit or filter, or a cursor that is damaged or
+        /// belongs to another query (see ``QueryPage/next``).
+        public static let invalidQuery = Code("invalid-query")
+        /// No declared index can serve a query, and the query does not allow a scan
+        /// (``Query/allowsScan``). The message names the index to declare.
+        public static let indexRequired = Code("index-required")
     }
 
     /// What kind of error this is.

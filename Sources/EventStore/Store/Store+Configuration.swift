@@ -45,6 +45,18 @@ extension Store {
         /// fail (``SearchChange/refuse``, the default), re-index (``SearchChange/reindex``), or use
         /// the store's own (``SearchChange/useStored``).
         public var searchChange: SearchChange = .refuse
+        /// The declared indexes that ``Query``s use, maintained in the same transaction as each
+        /// append (see <doc:Queries>).
+        ///
+        /// The store records its indexes (``ConfigurationRecord/indexes``); what a writable open
+        /// does with indexes the store lacks or has in addition follows ``indexChange``. After the
+        /// open, ``Store/configuration`` holds the indexes in effect.
+        public var indexes: [IndexDefinition] = []
+        /// What an open does when ``indexes`` differ from the indexes the store records: build the
+        /// new ones and keep the others (``IndexChange/build``, the default), make the store's
+        /// indexes exactly these (``IndexChange/replace``), fail (``IndexChange/refuse``) or use
+        /// the store's own (``IndexChange/useStored``).
+        public var indexChange: IndexChange = .build
         /// Application projections, maintained in the same transaction as each append.
         public var projections: [any Projection] = []
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.

@@ -80,6 +80,7 @@ public final class Store: @unchecked Sendable {
         let bootstrap = try StoreBootstrap.run(environment: environment, configuration: configuration)
         var effective = configuration
         effective.search = bootstrap.search
+        effective.indexes = bootstrap.indexes
         self.configuration = effective
         self.schema = bootstrap.schema
         self.identity = Mutex(bootstrap.replicaID)

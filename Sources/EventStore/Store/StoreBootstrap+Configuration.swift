@@ -5,6 +5,8 @@ extension StoreBootstrap {
     struct ConfigurationOutcome {
         /// The search configuration in effect for this open.
         var search: SearchConfiguration
+        /// The declared indexes in effect for this open.
+        var indexes: [IndexDefinition]
         /// Whether the projections must be rebuilt (the record changed in a way that invalidates
         /// them; ``Meta/rebuildNeeded`` is set in the same transaction).
         var needsRebuild: Bool
@@ -39,18 +41,26 @@ extension StoreBootstrap {
                         + "opening configuration and rebuilds the projections from the log",
                     cause: error)
             }
+            let indexes = try IndexDefinition.validated(configuration.indexes)
             try Meta.setConfigurationRecord(writable, schema.meta, ConfigurationRecord(configuration: configuration))
             try Meta.setRebuildNeeded(writable, schema.meta, true)
-            return ConfigurationOutcome(search: configuration.search, needsRebuild: true)
+            return ConfigurationOutcome(search: configuration.search, indexes: indexes, needsRebuild: true)
         }
         guard let record else {
+            var indexes: [IndexDefinition] = []
             if let writable, configuration.searchChange != .useStored {
-                try Meta.setConfigurationRecord(
-                    writable, schema.meta, ConfigurationRecord(configuration: configuration))
+                indexes = try reconcileIndexes(
+                    writable, recorded: [], configuration: configuration, databases: schema.generations[generation],
+                    rebuilds: false, path: path)
+                var record = ConfigurationRecord(configuration: configuration)
+                record.indexes = indexes
+                try Meta.setConfigurationRecord(writable, schema.meta, record)
             }
-            return ConfigurationOutcome(search: configuration.search, needsRebuild: false)
+            return ConfigurationOutcome(search: configuration.search, indexes: indexes, needsRebuild: false)
         }
-        guard let writable else { return ConfigurationOutcome(search: record.search, needsRebuild: false) }
+        guard let writable else {
+            return ConfigurationOutcome(search: record.search, indexes: record.indexes, needsRebuild: false)
+        }
 
         var search = configuration.search
         var recordedSearch = configuration.search
@@ -79,12 +89,17 @@ extension StoreBootstrap {
             }
         }
         if record.projections.contains(where: { $0.isStale && registered.contains($0.name) }) { rebuild = true }
+        let rebuildPending = try rebuild || Meta.rebuildIsNeeded(tx, schema.meta)
+        let indexes = try reconcileIndexes(
+            writable, recorded: record.indexes, configuration: configuration, databases: schema.generations[generation],
+            rebuilds: rebuildPending, path: path)
 
         try Meta.setConfigurationRecord(
             writable, schema.meta,
-            ConfigurationRecord(search: recordedSearch, tokenizerVersion: Tokenizer.version, projections: projections))
+            ConfigurationRecord(
+                search: recordedSearch, tokenizerVersion: Tokenizer.version, projections: projections, indexes: indexes))
         if rebuild { try Meta.setRebuildNeeded(writable, schema.meta, true) }
-        return ConfigurationOutcome(search: search, needsRebuild: rebuild)
+        return ConfigurationOutcome(search: search, indexes: indexes, needsRebuild: rebuild)
     }
 
     private static func mismatch(path: String, differences: [String]) -> EventStoreError {

@@ -8,6 +8,8 @@ struct StoreBootstrap {
     var needsRebuild: Bool
     /// The search configuration in effect (see ``Store/SearchChange``).
     var search: SearchConfiguration
+    /// The declared indexes in effect (see ``Store/IndexChange``).
+    var indexes: [IndexDefinition]
 
     static func run(environment: Environment, configuration: Store.Configuration) throws -> StoreBootstrap {
         for projection in configuration.projections {
@@ -45,11 +47,13 @@ struct StoreBootstrap {
         try Meta.setUInt64(tx, schema.meta, Meta.format, Meta.currentFormat)
         try Meta.setUInt64(tx, schema.meta, Meta.generation, 0)
         try Meta.setUInt64(tx, schema.meta, Meta.created, configuration.physicalClock())
+        let indexes = try IndexDefinition.validated(configuration.indexes)
         try Meta.setConfigurationRecord(tx, schema.meta, ConfigurationRecord(configuration: configuration))
         let writerForProjections = ProjectionWriter(databases: schema.generations[0], configuration: configuration)
         try writerForProjections.checkpoint(through: 0, tx: tx)
         return StoreBootstrap(
-            schema: schema, replicaID: replica, created: true, needsRebuild: false, search: configuration.search)
+            schema: schema, replicaID: replica, created: true, needsRebuild: false, search: configuration.search,
+            indexes: indexes)
     }
 
     private static func openExisting(_ tx: ReadTransaction, configuration: Store.Configuration, path: String) throws
@@ -88,7 +92,8 @@ struct StoreBootstrap {
             }
         }
         return StoreBootstrap(
-            schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild, search: recorded.search)
+            schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild, search: recorded.search,
+            indexes: recorded.indexes)
     }
 
     /// Brings a store of an older format to the current one: drops the databases the current

@@ -38,8 +38,11 @@ extension Synchronizer {
         let store = self.store
         let wakeup = self.wakeup
         let key = cursorKey
+        // The head is read before the first sync below: a local write committed after it is seen
+        // by the watcher, one committed before it is pushed by that sync. (Read inside the task,
+        // a write committed between the first sync and the task's start was missed.)
+        let head = (try? store.head()) ?? 0
         let watcher = Task {
-            let head = (try? store.head()) ?? 0
             do {
                 for try await _ in store.changes(after: head) {
                     if (try? Synchronizer.pendingCount(store: store, key: key)) ?? 0 > 0 { wakeup.signal() }

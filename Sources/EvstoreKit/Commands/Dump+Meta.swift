@@ -199,13 +199,14 @@ extension SyncCursor {
 
 extension ConfigurationRecord {
     /// The record as a JSON value: `{"tokenizer", "tagField", "defaultFields", "collections",
-    /// "projections"}`, each field list an array of `{"name", "weight"}`, each projection
-    /// `{"name", "version", "databases", "stale"}`.
+    /// "projections"}` and, when the store declares indexes, `"indexes"`; each field list an
+    /// array of `{"name", "weight"}`, each projection `{"name", "version", "databases",
+    /// "stale"}`, each index `{"name", "collection", "fields"}`.
     var json: Value {
         func fields(_ fields: [SearchConfiguration.Field]) -> Value {
             .array(fields.map { ["name": .string($0.name), "weight": .int(Int64($0.weight))] })
         }
-        return [
+        var json: [String: Value] = [
             "tokenizer": .int(Int64(tokenizerVersion)), "tagField": .string(search.tagField),
             "defaultFields": fields(search.defaultFields),
             "collections": .object(search.collections.mapValues(fields)),
@@ -217,10 +218,17 @@ extension ConfigurationRecord {
                     ]
                 }),
         ]
+        if !indexes.isEmpty {
+            json["indexes"] = .array(
+                indexes.map {
+                    ["name": .string($0.name), "collection": .string($0.collection), "fields": .array($0.fields.map(Value.string))]
+                })
+        }
+        return .object(json)
     }
 
     /// One line for people: `search title×3 …; tasks: title×4 notes×1; tags from tags; tokenizer 1;
-    /// projections notes-per-tag v1 (stale)`.
+    /// projections notes-per-tag v1 (stale); indexes tasks(done,due)`.
     var text: String {
         let fields = SearchConfiguration.describe
         var parts = ["search " + fields(search.defaultFields)]
@@ -235,6 +243,7 @@ extension ConfigurationRecord {
                     + projections.map { "\($0.name) v\($0.version)" + ($0.isStale ? " (stale)" : "") }.joined(
                         separator: ", "))
         }
+        if !indexes.isEmpty { parts.append("indexes " + indexes.map(\.name).joined(separator: ", ")) }
         return parts.joined(separator: "; ")
     }
 }

@@ -127,7 +127,7 @@ struct ConfigurationRecordTests {
 
     @Test func aNewerFormatIsUnsupported() {
         var bytes = Self.sample().encoded()
-        bytes[0] = ConfigurationRecord.formatVersion + 1
+        bytes[0] = ConfigurationRecord.indexedFormatVersion + 1
         #expect(Self.code { _ = try ConfigurationRecord(decoding: bytes) } == .unsupportedFormat)
     }
 

@@ -82,7 +82,7 @@ final class EvstoreProcess: @unchecked Sendable {
         process.terminationHandler = { _ in continuation.finish() }
         exited = stream
         self.process = process
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     /// Whether the child is still running.

@@ -76,7 +76,7 @@ struct Tmpfs {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             return -1
         }

@@ -1,0 +1,25 @@
+import LMDB
+
+extension ProjectionWriter {
+    /// Builds the declared indexes from the live items, ``indexBatch`` items per transaction,
+    /// after a replay that deferred them with the search index (``defersSearch``); call it before
+    /// ``indexLiveItems(in:)``, which ends the deferral.
+    ///
+    /// Like the search index, an index built once from the final items is what maintaining it
+    /// event by event would have left, at a fraction of the writes (an item changed a hundred
+    /// times is indexed once).
+    func indexItemsAfterReplay(in environment: Environment) throws {
+        guard defersSearch, let indexes else { return }
+        for collection in indexes.byCollection.keys.sorted(by: utf8Less) {
+            let definitions = indexes.byCollection[collection] ?? []
+            var after: [UInt8]?
+            repeat {
+                after = try environment.write { tx in
+                    try IndexWriter.build(
+                        definitions, of: collection, after: after, limit: ProjectionWriter.indexBatch,
+                        from: databases.items, into: indexes.database, tx: tx)
+                }
+            } while after != nil
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import LMDB
+
+/// Runs a planned query on one read snapshot.
+struct QueryExecutor {
+    /// One answer row: the item and its values of the order fields.
+    struct Row {
+        var item: Item
+        var values: [Value?]
+    }
+
+    let reader: StoreReader
+    let query: Query
+    let planned: QueryPlanner.Planned
+
+    var plan: QueryPlan { planned.plan }
+
+    init(reader: StoreReader, query: Query) throws {
+        self.reader = reader
+        self.query = query
+        self.planned = try QueryPlanner.plan(query, indexes: reader.store.configuration.indexes)
+    }
+
+    // MARK: Pages
+
+    func page() throws -> QueryPage {
+        let fingerprint = QueryCursor.fingerprint(query, plan: plan)
+        let after = try query.after.map {
+            try QueryCursor(token: $0, fingerprint: fingerprint, valueCount: plan.order.count)
+        }
+        let wanted = query.limit.map { $0 + 1 } ?? .max
+        var rows = plan.index == nil ? try scanRows(after: after, wanted: wanted) : try indexRows(after: after, wanted: wanted)
+        var next: String?
+        if let limit = query.limit, rows.count > limit {
+            rows.removeLast(rows.count - limit)
+            next = rows.last.map { QueryCursor(values: $0.values, id: $0.item.id).token(fingerprint: fingerprint) }
+        }
+        return QueryPage(items: rows.map(\.item), next: next)
+    }
+
+    /// The number of items that match the filter (limit and cursor aside).
+    func count() throws -> Int {
+        guard let index = plan.index else { return try scanRows(after: nil, wanted: .max, sorts: false).count }
+        let database = try indexDatabase(index)
+        var count = 0
+        if plan.residual == nil {
+            try forEachKey(in: database) { _ in
+                count += 1
+                return true
+            }
+            return count
+        }
+        let skipped = planned.prefix.count
+        try forEachKey(in: database) { key in
+            let id = try QueryExecutor.splitKey(key, from: skipped, components: index.fields.count - plan.equalityFields).id
+            if try row(id) != nil { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    // MARK: Index
+
+    private func indexRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
+        guard let index = plan.index else { return [] }
+        let database = try indexDatabase(index)
+        var start = planned.start
+        var end = planned.end
+        if let after {
+            // Resume at the cursor's row (or the start of its truncated group); rows up to it
+            // are skipped by value below.
+            var seek = planned.prefix
+            var complete = true
+            for value in after.values where complete {
+                complete = !IndexKey.append(value, capacity: planned.capacity, to: &seek)
+            }
+            if complete { seek.append(contentsOf: after.id.utf8) }
+            if planned.descending {
+                if let bound = IndexKey.successor(of: seek), end.map({ bound.lexicographicallyPrecedes($0) }) ?? true {
+                    end = bound
+                }
+            } else if start.lexicographicallyPrecedes(seek) {
+                start = seek
+            }
+        }
+        let components = index.fields.count - plan.equalityFields
+        var rows: [Row] = []
+        var pending: (group: [UInt8], ids: [String])?
+        var resume = after
+
+        func emit(_ candidates: [Row]) {
+            for row in candidates where rows.count < wanted {
+                if let cursor = resume {
+                    guard follows(row, cursor) else { continue }
+                    resume = nil
+                }
+                rows.append(row)
+            }
+        }
+        func flush() throws {
+            guard let group = pending else { return }
+            pending = nil
+            emit(try group.ids.compactMap(row).sorted(by: precedes))
+        }
+
+        try forEachKey(in: database, start: start, end: end) { key in
+            let (id, groupEnd) = try QueryExecutor.splitKey(key, from: planned.prefix.count, components: components)
+            if let groupEnd {
+                let group = Array(key[..<groupEnd])
+                if pending?.group == group {
+                    pending?.ids.append(id)
+                } else {
+                    try flush()
+                    pending = (group, [id])
+                }
+            } else {
+                try flush()
+                if let row = try row(id) { emit([row]) }
+            }
+            return rows.count < wanted
+        }
+        try flush()
+        return rows
+    }
+
+    /// The index database (a store that records an index has one).
+    private func indexDatabase(_ index: IndexDefinition) throws -> Database {
+        guard let database = try reader.projection.indexes else {
+            throw EventStoreError(.corrupt, "the store records the index \(index.name) but has no index database")
+        }
+        return database
+    }
+
+    /// Calls `body` with each key of the plan's range, in the plan's direction, until it
+    /// returns `false`.
+    private func forEachKey(
+        in database: Database, start: [UInt8]? = nil, end: [UInt8]?? = nil,
+        _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let start = start ?? planned.start
+        let end = end ?? planned.end
+        try reader.tx.withCursor(on: database) { cursor in
+            var entry: CursorEntry?
+            if planned.descending {
+                if let end {
+                    entry = try cursor.seek(atLeast: end) != nil ? try cursor.previous() : try cursor.last()
+                } else {
+                    entry = try cursor.last()
+                }
+            } else {
+                entry = try cursor.seek(atLeast: start)
+            }
+            while let current = entry {
+                let inRange = start.withUnsafeBytes { start in
+                    guard compareBytes(current.key, start) >= 0 else { return false }
+                    guard let end else { return true }
+                    return end.withUnsafeBytes { compareBytes(current.key, $0) < 0 }
+                }
+                guard inRange, try body(current.key) else { return }
+                entry = try planned.descending ? cursor.previous() : cursor.next()
+            }
+        }
+    }
+
+    /// The item id at the end of an index key, and the end of its first truncated order
+    /// component (the group whose order only the items' values tell), if any.
+    static func splitKey(_ key: UnsafeRawBufferPointer, from offset: Int, components: Int) throws
+        -> (id: String, groupEnd: Int?)
+    {
+        var offset = offset
+        var groupEnd: Int?
+        for _ in 0..<components {
+            let (end, truncated) = try IndexKey.component(in: key, at: offset)
+            if truncated && groupEnd == nil { groupEnd = end }
+            offset = end
+        }
+        guard offset <= key.count, let id = String(validating: UnsafeRawBufferPointer(rebasing: key[offset...]), as: UTF8.self)
+        else { throw EventStoreError(.corrupt, "index key with an invalid item id") }
+        return (id, groupEnd)
+    }
+
+    // MARK: Scan
+
+    private func scanRows(after: QueryCursor?, wanted: Int, sorts: Bool = true) throws -> [Row] {
+        var rows: [Row] = []
+        try reader.forEachItemState(in: query.collection) { id, state in
+            guard state.exists else { return true }
+            let fields = state.values
+            if let filter = plan.residual, !filter.matches(fields) { return true }
+            rows.append(
+                Row(item: state.item(collection: query.collection, id: id), values: plan.order.map { fields[$0.field] }))
+            return true
+        }
+        guard sorts else { return rows }
+        rows.sort(by: precedes)
+        if let after { rows.removeAll { !follows($0, after) } }
+        return Array(rows.prefix(wanted))
+    }
+
+    // MARK: Rows
+
+    /// The row of item `id` when it exists and passes the residual filter.
+    private func row(_ id: String) throws -> Row? {
+        guard let state = try reader.itemState(query.collection, id), state.exists else { return nil }
+        let fields = state.values
+        if let filter = plan.residual, !filter.matches(fields) { return nil }
+        return Row(item: state.item(collection: query.collection, id: id), values: plan.order.map { fields[$0.field] })
+    }
+
+    /// Whether `lhs` comes before `rhs` in the plan's order.
+    func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
+        order(lhs.values, lhs.item.id, rhs.values, rhs.item.id) < 0
+    }
+
+    /// Whether `row` comes strictly after the cursor's row.
+    private func follows(_ row: Row, _ cursor: QueryCursor) -> Bool {
+        order(row.values, row.item.id, cursor.values, cursor.id) > 0
+    }
+
+    private func order(_ lhs: [Value?], _ lhsID: String, _ rhs: [Value?], _ rhsID: String) -> Int {
+        for (index, field) in plan.order.enumerated() {
+            let order = ValueOrder.compare(lhs[index], rhs[index])
+            if order != 0 { return field.direction == .ascending ? order : -order }
+        }
+        if lhsID == rhsID { return 0 }
+        let order = utf8Less(lhsID, rhsID) ? -1 : 1
+        return plan.order.last?.direction == .descending ? -order : order
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import EventStore
+import EventStoreTestSupport
+
+/// Typed queries: key paths on `Codable` models, the same plans and answers as untyped ones.
+struct TypedQueryTests {
+    struct Task: Codable, Identifiable, Sendable, Equatable {
+        struct Detail: Codable, Sendable, Equatable { var note: String }
+        var id: String
+        var title: String
+        var done: Bool
+        var due: Date
+        var folder: String?
+        var detail: Detail?
+        var computed: Int { title.count }
+    }
+
+    static func configuration() -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.indexes = [
+            IndexDefinition("tasks", fields: ["done", "due"]), IndexDefinition("tasks", fields: ["folder", "title"]),
+        ]
+        return configuration
+    }
+
+    static let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    static func fill(_ tasks: TypedCollection<Task>) async throws {
+        var models: [Task] = []
+        for number in 0..<12 {
+            let hours = Double((number * 5) % 12)
+            let folder: String? = number % 4 == 0 ? nil : "f\(number % 2)"
+            models.append(
+                Task(
+                    id: "t\(number)", title: "task \(number)", done: number % 3 == 0,
+                    due: start.addingTimeInterval(hours * 3600), folder: folder))
+        }
+        try await tasks.put(models)
+    }
+
+    @Test func keyPathQueriesMatchTheirUntypedForm() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            let tasks = store.collection(Task.self, named: "tasks")
+            try await Self.fill(tasks)
+            let query = tasks.query().where(\.done, .equals(false)).where(\.due, .atLeast(Self.start.addingTimeInterval(3600)))
+                .sorted(by: \.due, .descending).limit(3)
+            var models: [Task] = []
+            var page = try tasks.fetch(query)
+            models += page.models
+            while let next = page.next {
+                page = try tasks.fetch(query.after(next))
+                models += page.models
+            }
+            let all = try tasks.all(limit: 100).models
+            let expected = all.filter { !$0.done && $0.due >= Self.start.addingTimeInterval(3600) }
+                .sorted { $0.due != $1.due ? $0.due > $1.due : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) == false }
+            #expect(models == expected)
+            #expect(try tasks.count(query) == expected.count)
+
+            let missing = try tasks.fetch(tasks.query().where(\.folder, .isMissing).sorted(by: \.folder).sorted(by: \.title))
+            #expect(missing.models.map(\.id) == ["t0", "t4", "t8"])
+            let prefixed = try tasks.fetch(tasks.query().where(\.folder, .equals("f1")).where(\.title, .hasPrefix("task 1")))
+            #expect(prefixed.models.map(\.id) == ["t1", "t11"])
+            let oneOf = try tasks.fetch(tasks.query().where(\.folder, .isIn(["f0", "f1"])).allowingScan())
+            #expect(oneOf.models.count == 9)
+        }
+    }
+
+    @Test func keyPathsThatNameNoStoredPropertyAreRefused() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            let tasks = store.collection(Task.self, named: "tasks")
+            try await Self.fill(tasks)
+            for query in [
+                tasks.query().where(\.detail?.note, .equals("x")), tasks.query().sorted(by: \.computed),
+                tasks.query().where(\.title.count, .greaterThan(3)),
+            ] {
+                let error = try #require(throws: EventStoreError.self) { try tasks.fetch(query) }
+                #expect(error.code == .invalidQuery)
+                #expect(error.message.contains("does not name a stored property"))
+            }
+            // An undeclared index names the fields as the model stores them.
+            let error = try #require(throws: EventStoreError.self) { try tasks.fetch(tasks.query().sorted(by: \.title)) }
+            #expect(error.code == .indexRequired)
+            #expect(error.message.contains("tasks(title)"))
+        }
+    }
+
+    @Test func typedLiveQuery() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            let tasks = store.collection(Task.self, named: "tasks")
+            try await Self.fill(tasks)
+            var iterator = tasks.observe(tasks.query().where(\.folder, .equals("f0")).sorted(by: \.title)).makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first?.models.map(\.id) == ["t10", "t2", "t6"])
+            try await tasks.put(Task(id: "t20", title: "a first", done: false, due: Self.start, folder: "f0"))
+            let second = try await iterator.next()
+            #expect(second?.models.map(\.id) == ["t20", "t10", "t2", "t6"])
+        }
+    }
+}

@@ -29,10 +29,12 @@ struct ItemRecord {
         state = try ItemState(reading: &reader)
         switch reader.remaining {
         case 0: searchDocument = 0
-        case 4: searchDocument = try reader.readUInt32()
+        case 4:
+            searchDocument = try reader.readUInt32()
+            // 0 means "none", which is written as no bytes at all.
+            guard searchDocument != 0 else { throw ByteReader.corrupt("item search document 0") }
         default: throw ByteReader.corrupt("item (trailing bytes)")
         }
-        guard searchDocument != 0 || reader.isAtEnd else { throw ByteReader.corrupt("item search document 0") }
     }
 
     /// The state part of a stored entry: its bytes without the doc id, as verify compares them.
@@ -40,6 +42,13 @@ struct ItemRecord {
         var reader = ByteReader(buffer)
         _ = try ItemState(reading: &reader)
         return UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count - reader.remaining)])
+    }
+
+    /// What verify compares of an `items` entry: a record's state bytes (without the doc id); a
+    /// history entry, or a record that does not decode, as it is.
+    static func comparableBytes(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        if Keys.isItemHistory(key) { return value }
+        return (try? stateBytes(of: value)) ?? value
     }
 
     /// Calls `body` with each item record of `database` (an `items` database) from `start` on,

@@ -52,7 +52,7 @@ extension Store {
                     try compare(
                         name: name, live: reader.tx, liveDB, rebuilt: rebuilt, rebuiltDB,
                         ignoring: name == "state" ? ignore : { _ in false },
-                        comparing: name == "items" ? { (try? ItemRecord.stateBytes(of: $0)) ?? $0 } : { $0 }, into: &report)
+                        comparing: name == "items" ? ItemRecord.comparableBytes : { $1 }, into: &report)
                 }
                 try SearchIndexAudit(live: (reader.tx, live), rebuilt: (rebuilt, scratch.databases)).compare(into: &report)
             }
@@ -108,7 +108,8 @@ extension Store {
     private func compare(
         name: String, live: ReadTransaction, _ liveDB: Database, rebuilt: ReadTransaction, _ rebuiltDB: Database,
         ignoring ignored: (UnsafeRawBufferPointer) -> Bool,
-        comparing meaning: (UnsafeRawBufferPointer) -> UnsafeRawBufferPointer, into report: inout VerificationReport
+        comparing meaning: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer,
+        into report: inout VerificationReport
     ) throws {
         try live.withCursor(on: liveDB) { liveCursor in
             try rebuilt.withCursor(on: rebuiltDB) { rebuiltCursor in
@@ -137,7 +138,7 @@ extension Store {
                         report.record(.init(kind: "missing", database: name, key: readableKey(name, entry.key), detail: "a rebuild from the log has it"))
                         right = try rebuiltCursor.next()
                     } else if let l = left, let r = right {
-                        if !meaning(l.value).elementsEqual(meaning(r.value)) {
+                        if !meaning(l.key, l.value).elementsEqual(meaning(r.key, r.value)) {
                             report.record(.init(kind: "different", database: name, key: readableKey(name, l.key), detail: "value differs from a rebuild"))
                         }
                         left = try liveCursor.next()

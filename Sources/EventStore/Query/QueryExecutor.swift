@@ -39,7 +39,14 @@ struct QueryExecutor {
 
     /// The number of items that match the filter (limit and cursor aside).
     func count() throws -> Int {
-        guard let index = plan.index else { return try scanRows(after: nil, wanted: .max, sorts: false).count }
+        guard let index = plan.index else {
+            var count = 0
+            try reader.forEachItemState(in: query.collection) { _, state in
+                if matches(state) { count += 1 }
+                return true
+            }
+            return count
+        }
         let database = try indexDatabase(index)
         var count = 0
         if plan.residual == nil {
@@ -52,7 +59,7 @@ struct QueryExecutor {
         let skipped = planned.prefix.count
         try forEachKey(in: database) { key in
             let id = try QueryExecutor.splitKey(key, from: skipped, components: index.fields.count - plan.equalityFields).id
-            if try row(id) != nil { count += 1 }
+            if try reader.itemState(query.collection, id).map(matches) == true { count += 1 }
             return true
         }
         return count
@@ -180,17 +187,12 @@ struct QueryExecutor {
 
     // MARK: Scan
 
-    private func scanRows(after: QueryCursor?, wanted: Int, sorts: Bool = true) throws -> [Row] {
+    private func scanRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
         var rows: [Row] = []
         try reader.forEachItemState(in: query.collection) { id, state in
-            guard state.exists else { return true }
-            let fields = state.values
-            if let filter = plan.residual, !filter.matches(fields) { return true }
-            rows.append(
-                Row(item: state.item(collection: query.collection, id: id), values: plan.order.map { fields[$0.field] }))
+            if let row = row(id: id, state: state) { rows.append(row) }
             return true
         }
-        guard sorts else { return rows }
         rows.sort(by: precedes)
         if let after { rows.removeAll { !follows($0, after) } }
         return Array(rows.prefix(wanted))
@@ -200,10 +202,22 @@ struct QueryExecutor {
 
     /// The row of item `id` when it exists and passes the residual filter.
     private func row(_ id: String) throws -> Row? {
-        guard let state = try reader.itemState(query.collection, id), state.exists else { return nil }
+        try reader.itemState(query.collection, id).flatMap { row(id: id, state: $0) }
+    }
+
+    /// The row of an item state when the item exists and passes the residual filter; its fields
+    /// are taken from the state once.
+    private func row(id: String, state: ItemState) -> Row? {
+        guard state.exists else { return nil }
         let fields = state.values
         if let filter = plan.residual, !filter.matches(fields) { return nil }
-        return Row(item: state.item(collection: query.collection, id: id), values: plan.order.map { fields[$0.field] })
+        let item = Item(collection: query.collection, id: id, fields: fields, version: state.version?.hlc ?? .zero)
+        return Row(item: item, values: plan.order.map { fields[$0.field] })
+    }
+
+    /// Whether an item state exists and passes the residual filter.
+    private func matches(_ state: ItemState) -> Bool {
+        state.exists && (plan.residual?.matches(state.values) ?? true)
     }
 
     /// Whether `lhs` comes before `rhs` in the plan's order.

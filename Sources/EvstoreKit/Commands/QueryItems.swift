@@ -93,7 +93,7 @@ public struct QueryItems: Sendable {
 
     /// A JSON value, or the text as a string when it is not JSON.
     static func value(_ text: String) -> Value {
-        (try? JSONDecoder().decode(Value.self, from: Data(text.utf8))) ?? .string(text)
+        (try? Value(json: Array(text.utf8))) ?? .string(text)
     }
 
     /// Prints the page (or the count).
@@ -129,10 +129,7 @@ public enum DeclareIndex {
     ///
     /// - Throws: ``ToolError`` when the store cannot be opened or the index cannot be declared.
     public static func run(path: String, index: IndexDefinition, output: Output) throws {
-        let store: Store
-        do {
-            store = try StoreAccess.openWritable(path, indexes: [index])
-        }
+        let store = try StoreAccess.openWritable(path, indexes: [index])
         defer { store.close() }
         guard store.configuration.indexes.contains(index) else {
             throw ToolError(

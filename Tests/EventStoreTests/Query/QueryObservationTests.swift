@@ -66,12 +66,9 @@ struct QueryObservationTests {
 
             // One that does, once.
             _ = try await store.put("tasks", id: "t102", fields: ["done": false, "due": -1])
-            let started = Date()  // the commit is published when put returns
             try await collector.wait(for: 2)
-            let latency = Date().timeIntervalSince(started)
             #expect(collector.count == 2)
             #expect(collector.last?.items.map(\.id) == ["t102", "t1", "t3"])
-            #expect(latency < 5, "a loose bound: this is no benchmark, and the machine may be loaded")
             _ = try await store.delete("tasks", id: "t102")
             try await collector.wait(for: 3)
             #expect(collector.last?.items.map(\.id) == ["t1", "t3", "t5"])

@@ -8,7 +8,7 @@ import Darwin
 /// number, so that tokenizing a document allocates nothing per term and the segment is sorted
 /// by comparing numbers.
 ///
-/// Term bytes live in one arena; an open-addressing table (FNV-1a hashes, linear probing) finds
+/// Term bytes live in one arena; an open-addressing table (``FNV1a`` hashes, linear probing) finds
 /// a term's number. While a document is built, each term remembers which document saw it last
 /// and where it sits in that document's list, so repeated words add to one frequency without a
 /// per-document dictionary.
@@ -106,11 +106,11 @@ struct TermTable {
         slots = grown
     }
 
-    /// 64-bit FNV-1a of `bytes`, mixed at the end so the low bits (the slot) depend on every byte.
+    /// ``FNV1a`` of `bytes`, mixed at the end so the low bits (the slot) depend on every byte.
     @inline(__always)
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return hash ^ (hash >> 29)
+        var hash = FNV1a()
+        hash.combine(bytes: bytes)
+        return hash.state ^ (hash.state >> 29)
     }
 }

@@ -59,13 +59,24 @@ extension TypedPredicate where V: StringProtocol {
 /// A key path must name a stored property whose coding key is its name (the default for
 /// synthesized `Codable`); another key path (a computed or nested property) makes the query
 /// throw ``EventStoreError/Code/invalidQuery`` when it runs.
-public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable where Model.ID: Sendable {
+public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Hashable where Model.ID: Sendable {
     /// The untyped query.
     public private(set) var query: Query
     private var problem: String?
 
     init(collection: String) {
         self.query = Query(collection)
+    }
+
+    /// A query on the collection `collection` of `Model`s, for code that has no store at hand
+    /// (a view's initializer, with the store in the environment); otherwise
+    /// ``TypedCollection/query()``.
+    ///
+    /// ```swift
+    /// let open = TypedQuery(Task.self, collection: "tasks").where(\.done, .equals(false)).sorted(by: \.due)
+    /// ```
+    public init(_ model: Model.Type, collection: String) {
+        self.init(collection: collection)
     }
 
     private func field<V>(_ keyPath: KeyPath<Model, V>) -> String? {

@@ -35,6 +35,15 @@ final class StatusBroadcaster: Sendable {
         return stream
     }
 
+    /// Publishes the current phase with new pending counts.
+    func publishPending(events: Int, items: Int) {
+        state.withLock { state in
+            state.current.pendingCount = events
+            state.current.pendingItems = items
+            for subscriber in state.subscribers.values { subscriber.yield(state.current) }
+        }
+    }
+
     func publish(_ status: SyncStatus) {
         state.withLock { state in
             state.current = status

@@ -28,6 +28,9 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     /// restored from an older copy, or copied to another device) and moved its unpublished
     /// events to a new id (see ``EventStore/Store/restamp(from:)``).
     public var replicaChanges: [Store.ReplicaIDChange] = []
+    /// Server events not pulled because the network is metered and they are more than
+    /// ``Synchronizer/Configuration/meteredPullLimit`` (0: nothing was held).
+    public var heldPull = 0
 
     /// An empty report.
     public init() {}
@@ -36,6 +39,7 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "pushed \(pushed), pulled \(pulled), duplicates \(duplicates), conflicts \(conflicts)"
         if epochChanged { text += " (server epoch changed: re-synced)" }
+        if heldPull > 0 { text += " (\(heldPull) server events wait for an unmetered network)" }
         for change in replicaChanges {
             text += " (replica id reused elsewhere: now \(change.current), \(change.restamped.count) events restamped)"
         }

@@ -20,7 +20,7 @@ public struct SyncProgress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(completed)/\(total)" }
 }
 
-/// What a ``Synchronizer`` is doing, and how many local events wait to be pushed.
+/// What a ``Synchronizer`` is doing, and how many local items and events wait to be pushed.
 ///
 /// ```swift
 /// for await status in synchronizer.status {
@@ -44,17 +44,28 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         /// The last sync failed; an automatic retry is planned at `retryAt` (`nil`: none planned,
         /// the error does not heal by itself).
         case failed(SyncError, retryAt: Date?)
+        /// The app reported no network (``Synchronizer/networkStatus``): automatic sync waits for
+        /// it to return and syncs at once when it does.
+        case offline
+        /// Local events were pushed, but the server holds this many events more than
+        /// ``Synchronizer/Configuration/meteredPullLimit`` allows on a metered network: the pull
+        /// waits for an unmetered one.
+        case pullHeld(events: Int)
     }
 
     /// The phase.
     public var phase: Phase
     /// Local events not yet acknowledged by the server.
     public var pendingCount: Int
+    /// The distinct items those events write (a note edited 40 times offline is one item):
+    /// what ``pendingDescription`` counts.
+    public var pendingItems: Int
 
-    /// Creates a status.
-    public init(phase: Phase, pendingCount: Int) {
+    /// Creates a status; `pendingItems` defaults to `pendingCount`.
+    public init(phase: Phase, pendingCount: Int, pendingItems: Int? = nil) {
         self.phase = phase
         self.pendingCount = pendingCount
+        self.pendingItems = pendingItems ?? pendingCount
     }
 
     /// Whether the phase is ``Phase/upToDate(_:)``.
@@ -63,12 +74,12 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// "N items waiting to sync", or "everything synced".
+    /// "N items waiting to sync" (``pendingItems``), or "everything synced".
     public var pendingDescription: String {
-        switch pendingCount {
+        switch pendingItems {
         case 0: "everything synced"
         case 1: "1 item waiting to sync"
-        default: "\(pendingCount) items waiting to sync"
+        default: "\(pendingItems) items waiting to sync"
         }
     }
 
@@ -82,6 +93,8 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         case .upToDate: phase = "up to date"
         case .failed(let error, let retryAt):
             phase = "failed: \(error.message)" + (retryAt.map { " (retry at \($0))" } ?? "")
+        case .offline: phase = "offline"
+        case .pullHeld(let events): phase = "\(events) server events wait for an unmetered network"
         }
         return "\(phase) — \(pendingDescription)"
     }

@@ -2,10 +2,12 @@ import EventStore
 import Synchronization
 
 extension Synchronizer {
-    /// Starts automatic sync: after local changes, every ``Configuration/pollInterval``, and on
-    /// ``requestSync()``; failures are retried with exponential backoff and jitter
-    /// (``Configuration/retry``), announced on ``status`` as
-    /// ``SyncStatus/Phase/failed(_:retryAt:)``. Calling it again does nothing.
+    /// Starts automatic sync: after local changes, every ``Configuration/pollInterval``, on
+    /// ``requestSync()``, and when ``networkStatus`` changes; failures are retried with
+    /// exponential backoff and jitter (``Configuration/retry``), announced on ``status`` as
+    /// ``SyncStatus/Phase/failed(_:retryAt:)``. While the network is
+    /// ``NetworkStatus/offline`` it does not try (``SyncStatus/Phase/offline``). Local commits
+    /// refresh the status's pending counts. Calling it again does nothing.
     ///
     /// ```swift
     /// synchronizer.start()
@@ -29,6 +31,11 @@ extension Synchronizer {
         await task?.value
     }
 
+    /// Whether automatic sync runs (``start()`` was called and ``stop()`` was not).
+    public var isRunningAutomatically: Bool {
+        automatic.withLock { $0.task != nil }
+    }
+
     /// Asks automatic sync to run now (no effect unless ``start()`` was called).
     public func requestSync() {
         wakeup.signal()
@@ -45,12 +52,20 @@ extension Synchronizer {
         let watcher = Task {
             do {
                 for try await _ in store.changes(after: head) {
-                    if (try? Synchronizer.pendingCount(store: store, key: key)) ?? 0 > 0 { wakeup.signal() }
+                    if (try? Synchronizer.pendingCount(store: store, key: key)) ?? 0 > 0 {
+                        self.refreshPending()
+                        wakeup.signal()
+                    }
                 }
             } catch {}
         }
         defer { watcher.cancel() }
         while !Task.isCancelled {
+            if networkStatus == .offline {
+                publish(.offline)
+                await networkChanged.wait(timeout: nil)
+                continue
+            }
             do {
                 _ = try await sync()
                 await wakeup.wait(timeout: configuration.pollInterval)
@@ -58,7 +73,7 @@ extension Synchronizer {
                 if Task.isCancelled { break }
                 // `sync()` announced the failure with its retry time (see `runReportingStatus`).
                 if let delay = automatic.withLock({ $0.retryDelay }) {
-                    try? await Task.sleep(for: delay)
+                    await networkChanged.wait(timeout: delay)
                 } else {
                     await wakeup.wait(timeout: configuration.pollInterval)
                 }

@@ -62,6 +62,11 @@ public final class Synchronizer: Sendable {
         /// Automatic mode: how often to sync when nothing happens (`nil`: only on local changes
         /// and ``Synchronizer/requestSync()``).
         public var pollInterval: Duration? = .seconds(30)
+        /// The most server events a sync pulls while ``Synchronizer/networkStatus`` is
+        /// ``NetworkStatus/metered``: a larger backlog (a first sync, a long time away) waits for
+        /// an unmetered network, shown as ``SyncStatus/Phase/pullHeld(events:)``, while local
+        /// events are still pushed. `nil` (the default): pulls never wait.
+        public var meteredPullLimit: Int?
         /// The most conflict records a ``SyncReport`` carries (all are counted).
         public var maxReportedConflicts = 1000
         /// The logger.
@@ -83,7 +88,11 @@ public final class Synchronizer: Sendable {
     let cursorKey: String
     let broadcaster: StatusBroadcaster
     let wakeup = Wakeup()
+    /// Signalled when ``networkStatus`` changes: cuts a retry's wait short.
+    let networkChanged = Wakeup()
     let automatic = Mutex(AutomaticState())
+    let network = Mutex(NetworkStatus.unknown)
+    let pendingItems = Mutex(PendingItems())
 
     struct AutomaticState {
         var task: Task<Void, Never>?
@@ -115,8 +124,10 @@ public final class Synchronizer: Sendable {
         self.remoteName = remoteName ?? transport.remoteIdentifier
         self.configuration = configuration
         self.cursorKey = SyncCursor.key(for: self.remoteName)
-        let pending = (try? Synchronizer.pendingCount(store: store, key: cursorKey)) ?? 0
-        self.broadcaster = StatusBroadcaster(SyncStatus(phase: .idle, pendingCount: pending))
+        self.broadcaster = StatusBroadcaster(SyncStatus(phase: .idle, pendingCount: 0))
+        if let pending = try? pending() {
+            broadcaster.publish(SyncStatus(phase: .idle, pendingCount: pending.events, pendingItems: pending.items))
+        }
     }
 
     deinit {
@@ -130,9 +141,26 @@ public final class Synchronizer: Sendable {
         try store.read { try SyncCursor.load($0, key: cursorKey) }
     }
 
-    /// The number of local events the server has not acknowledged ("N items waiting to sync").
+    /// The number of local events the server has not acknowledged.
     public func pendingCount() throws -> Int {
         try Synchronizer.pendingCount(store: store, key: cursorKey)
+    }
+
+    /// The number of distinct items those events write: what "N items waiting to sync" counts.
+    /// The first call reads the pending events; later calls read only the events appended since.
+    public func pendingItemCount() throws -> Int {
+        try pending().items
+    }
+
+    /// The pending events and items, on one snapshot.
+    func pending() throws -> (events: Int, items: Int) {
+        let key = cursorKey
+        return try store.read { reader in
+            let head = try reader.head()
+            let cursor = try SyncCursor.load(reader, key: key)
+            let items = try pendingItems.withLock { try $0.count(reader, cursor: cursor) }
+            return (Int(head - min(cursor.pushed, head)) + cursor.deferredRelays.count, items)
+        }
     }
 
     static func pendingCount(store: Store, key: String) throws -> Int {
@@ -183,7 +211,7 @@ public final class Synchronizer: Sendable {
         do {
             let report = try await run()
             automatic.withLock { $0.failures = 0 }
-            publish(.upToDate(Date()))
+            publish(report.heldPull > 0 ? .pullHeld(events: report.heldPull) : .upToDate(Date()))
             return report
         } catch {
             let failure = Synchronizer.syncError(error)
@@ -206,8 +234,15 @@ public final class Synchronizer: Sendable {
     }
 
     func publish(_ phase: SyncStatus.Phase) {
-        let pending = (try? pendingCount()) ?? broadcaster.current.pendingCount
-        broadcaster.publish(SyncStatus(phase: phase, pendingCount: pending))
+        let current = broadcaster.current
+        let pending = (try? pending()) ?? (events: current.pendingCount, items: current.pendingItems)
+        broadcaster.publish(SyncStatus(phase: phase, pendingCount: pending.events, pendingItems: pending.items))
+    }
+
+    /// Publishes the current phase again with fresh pending counts (after a local commit).
+    func refreshPending() {
+        guard let pending = try? pending() else { return }
+        broadcaster.publishPending(events: pending.events, items: pending.items)
     }
 
     enum PhaseOutcome {
@@ -247,6 +282,10 @@ public final class Synchronizer: Sendable {
             do {
                 if case .epochChanged = try await pushAll(&cursor, info: info, report: &report) { continue }
                 guard cursor.epoch != nil else { return report }  // no remote store and nothing pushed
+                if let info, let held = heldPull(serverHead: info.head, pulled: cursor.pulled) {
+                    report.heldPull = held
+                    return report
+                }
                 if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
             } catch let error as SyncError
                 where error.code == .eventConflict || error.code == .replicaNotOwned || error.code == .orphanedEvent

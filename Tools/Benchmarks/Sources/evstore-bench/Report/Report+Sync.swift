@@ -44,6 +44,7 @@ extension Report {
             case .rate, .count: text = Format.grouped(value)
             case .mebibytes: text = value.formatted(decimals: 1)
             case .times: text = Format.ratio(value)
+            case .percent: text = value.formatted(decimals: 1) + "%"
             case .milliseconds, .seconds, .kibibytes: text = Format.decimal(value)
             }
             table.add(["  " + row.title, text, row.aim.map { $0.check(results, key) } ?? ""])

@@ -26,6 +26,8 @@ struct Report {
         case count
         /// Peak RSS in MiB, with peak anonymous memory.
         case memory
+        /// Percent (no ratio between engines).
+        case percent
     }
 
     /// A goal from the issue, checked against the figures.
@@ -232,7 +234,7 @@ struct Report {
         }
         printWorkload(results, events: options.events)
         var table = TextTable(header: Report.header)
-        for (title, rows) in Report.sections {
+        for (title, rows) in Report.sections + Report.querySections {
             let present = rows.filter { results.values[$0.key] != nil || results.values[$0.key + ".peak"] != nil }
             guard !present.isEmpty else { continue }
             table.section(title)
@@ -240,6 +242,7 @@ struct Report {
         }
         print(table.render())
         printBreakdown(results)
+        printQueryNotes(results)
         print("")
         fflush(nil)
     }
@@ -250,6 +253,9 @@ struct Report {
             results.notes[engine]?["append.durable.checksum"].map { (engine, $0) }
         }
         if let mix = results.notes[.eventstore]?["append.durable.mix"] { print("event mix: \(mix)") }
+        if results.values["tasks.append.idx0"] != nil || results.values["live.one.p50"] != nil {
+            print(TaskWorkload.summary(count: events))
+        }
         if !checksums.isEmpty {
             let identical = Set(checksums.map(\.1)).count == 1
             print(
@@ -259,7 +265,7 @@ struct Report {
         print("")
     }
 
-    private func cells(_ row: Row, _ results: Results) -> [String] {
+    func cells(_ row: Row, _ results: Results) -> [String] {
         func value(_ engine: EngineName) -> String {
             if row.kind == .memory {
                 guard let peak = results[row.key + ".peak", engine] else { return "—" }
@@ -274,11 +280,12 @@ struct Report {
             case .kibibytes: return Format.decimal(value)
             case .times: return Format.ratio(value)
             case .count: return Format.grouped(value)
+            case .percent: return value.formatted(decimals: 1) + "%"
             case .memory: return ""
             }
         }
         let key = row.kind == .memory ? row.key + ".peak" : row.key
-        let showRatio = row.kind != .count && row.kind != .times
+        let showRatio = row.kind != .count && row.kind != .times && row.kind != .percent
         let es = results[key, .eventstore]
         let bySQLite = showRatio ? ratio(es, results[key, .sqlite]).map(Format.ratio) ?? "—" : ""
         let byLMDB = showRatio ? ratio(es, results[key, .lmdb]).map(Format.ratio) ?? "—" : ""
@@ -351,7 +358,8 @@ struct Report {
 
     private func emit(_ object: [String: String]) {
         var fields = object.mapValues { $0 as Any }
-        for key in ["events", "value"] {
+        // Notes stay text: a checksum such as 0x1f… would otherwise parse as a hexadecimal number.
+        for key in object["type"] == "note" ? ["events"] : ["events", "value"] {
             if let text = object[key], let number = Double(text) { fields[key] = number }
         }
         if let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) {

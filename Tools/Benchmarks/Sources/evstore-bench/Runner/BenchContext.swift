@@ -111,3 +111,10 @@ final class FailureBox: @unchecked Sendable {
         return stored
     }
 }
+
+extension BenchContext {
+    /// The tasks collection of the `queries` and `livequery` scenarios: N tasks.
+    var taskWorkload: TaskWorkload {
+        TaskWorkload(count: options.events, seed: options.seed, vocabulary: workload.vocabulary)
+    }
+}

@@ -27,6 +27,15 @@ enum ChildRunner {
         case .reads: result = try engine.reads(ids: context.readIDs(task.count ?? options.reads))
         case .rebuild: result = try engine.rebuild()
         case .size: result = try engine.size()
+        case .queries:
+            let indexes = task.indexes ?? QuerySuite.indexes.count
+            let queries = task.count ?? options.taskQueries
+            switch task.engine {
+            case .eventstore: result = try EventStoreQueries(context: context).run(indexes: indexes, queries: queries)
+            case .sqlite: result = try SQLiteQueries(context: context).run(indexes: indexes, queries: queries)
+            case .lmdb: throw BenchError("the queries scenario compares EventStore and SQLite")
+            }
+        case .livequery: result = try LiveQueryBenchmark(context: context).run()
         case .scaling: throw BenchError("scaling is run by the parent")
         case .sync:
             // The server side starts the client side in a child process of its own, with --remote.
@@ -62,6 +71,7 @@ enum ChildProcess {
             "--events", String(events), "--seed", String(options.seed), "--workdir", workdir,
         ]
         if let count = task.count { arguments += ["--count", String(count)] }
+        if let indexes = task.indexes { arguments += ["--indexes", String(indexes)] }
         if options.short { arguments.append("--short") }
         arguments += extraArguments
         let process = Process()

@@ -29,6 +29,14 @@ struct Options: Sendable {
     var queries = 1_000
     /// Point reads of items.
     var reads = 100_000
+    /// Queries per query set of the `queries` scenario.
+    var taskQueries = 1_000
+    /// Live queries, scenario (a): commits that each change one observed answer.
+    var liveCommits = 1_000
+    /// Live queries, scenario (b): observers, concurrent writers, and how long they write.
+    var liveObservers = 100
+    var liveWriters = 32
+    var liveSeconds = 3.0
     /// Events on the server before the first sync of the `sync` scenario.
     var syncEvents = 1_000_000
     /// Incremental syncs after the first one, and the events each pulls.
@@ -109,6 +117,9 @@ struct Options: Sendable {
                 guard let mode = Mode(rawValue: try value(argument)) else { throw BenchError("bad --mode") }
                 task.mode = mode
             case "--count": task.count = try number(argument)
+            case "--indexes":
+                guard let count = Int(try value(argument)), count >= 0 else { throw BenchError("bad --indexes") }
+                task.indexes = count
             case "--remote": options.remote = try value(argument)
             default: throw BenchError("unknown option \(argument)\n\(usage)")
             }
@@ -120,6 +131,8 @@ struct Options: Sendable {
             options.eventsPerWriter = 20
             options.reads = 20_000
             options.syncEvents = 20_000
+            options.liveCommits = 300
+            options.liveSeconds = 1
         }
         if let explicitEvents { options.events = explicitEvents }
         if let explicitSyncEvents { options.syncEvents = explicitSyncEvents }
@@ -150,6 +163,12 @@ enum Scenario: String, CaseIterable, Sendable {
     case single
     /// 3. 32 concurrent writers, durable.
     case concurrent
+    /// 11–12. A tasks collection of N items with declared indexes: filtered and sorted top-50
+    /// queries, keyset paging, and what a declared index costs a batched append.
+    case queries
+    /// 13. Live queries (EventStore only): one observer's latency after a commit, and 100
+    /// observers under 32 concurrent writers.
+    case livequery
     /// 9. Append, search and rebuild at several sizes.
     case scaling
     /// 10. First sync of a seeded server store into a new client over loopback HTTP, then
@@ -186,4 +205,19 @@ struct ChildTask: Sendable {
     var mode = Mode.durable
     /// Scenario-specific count (events for single/concurrent, queries, reads).
     var count: Int?
+    /// `queries`: how many declared indexes the tasks store gets (0, 1, or all of the query
+    /// scenario's, which also runs the queries).
+    var indexes: Int?
+}
+
+extension ChildTask {
+    /// What tells this task apart from the others of its scenario, for figure keys and labels:
+    /// `.durable` for append and single, `.idx1` for queries with one index, else empty.
+    var variant: String {
+        switch scenario {
+        case .append, .single: ".\(mode.rawValue)"
+        case .queries: ".idx\(indexes ?? QuerySuite.indexes.count)"
+        default: ""
+        }
+    }
 }

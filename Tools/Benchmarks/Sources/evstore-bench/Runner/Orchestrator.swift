@@ -14,7 +14,7 @@ struct Results: Sendable {
         for (key, value) in result.figures {
             if key.hasPrefix("rss.") || key.hasPrefix("io.") {
                 // rss.peak → rss.append.durable.peak
-                let scenario = task.scenario.rawValue + (task.scenario == .append || task.scenario == .single ? ".\(task.mode.rawValue)" : "")
+                let scenario = task.scenario.rawValue + task.variant
                 let parts = key.split(separator: ".", maxSplits: 1)
                 self["\(parts[0]).\(scenario).\(parts[1])", task.engine] = value
             } else {
@@ -121,6 +121,14 @@ struct Orchestrator {
                 }
             case .concurrent:
                 tasks += EngineName.allCases.map { ChildTask(scenario: .concurrent, engine: $0, count: options.eventsPerWriter) }
+            case .queries:
+                // Side by side: each engine with 0, then 1, then all declared indexes (the last
+                // runs the queries).
+                for indexes in [0, 1, QuerySuite.indexes.count] {
+                    tasks += [EngineName.eventstore, .sqlite].map { ChildTask(scenario: .queries, engine: $0, indexes: indexes) }
+                }
+            case .livequery:
+                tasks.append(ChildTask(scenario: .livequery, engine: .eventstore))
             case .append, .scaling, .sync:
                 break
             }
@@ -146,6 +154,7 @@ struct Orchestrator {
             }
             if let bytes = results["io.rebuild.wchar", engine] { results["written.rebuild", engine] = bytes / Double(events) / 1024 }
         }
+        try Orchestrator.deriveQueryFigures(&results, events: events)
         if let concurrent = results.values["concurrent"] {
             for (engine, rate) in concurrent {
                 if let single = results["single.durable", engine], single > 0 { results["speedup", engine] = rate / single }
@@ -160,7 +169,7 @@ struct Orchestrator {
         var results = Results()
         for (index, task) in tasks.enumerated() {
             let label = "[\(index + 1)/\(tasks.count)] N=\(events) \(task.scenario.rawValue) \(task.engine.rawValue)"
-                + (task.scenario == .append || task.scenario == .single ? " \(task.mode.rawValue)" : "")
+                + task.variant.replacingOccurrences(of: ".", with: " ")
             var best: ChildResult?
             for run in 0..<(task.scenario == .size ? 1 : options.repeats) {
                 let start = monotonicNanoseconds()
@@ -187,6 +196,10 @@ extension Orchestrator {
             case .search: ("search.exact.p50", false)
             case .size, .scaling: ("size", false)
             case .sync: ("sync.first.rate", true)
+            case .queries:
+                task.indexes == QuerySuite.indexes.count
+                    ? ("query.folder.p50", false) : ("tasks.append.idx\(task.indexes ?? 0)", true)
+            case .livequery: ("live.one.p99", false)
             }
         guard let new = result.figures[key], let old = other.figures[key] else { return false }
         return higherIsBetter ? new > old : new < old

@@ -85,16 +85,37 @@ struct ByteReader {
     }
 
     mutating func readString() throws -> String {
-        let count = try readCount()
-        let bytes = try readBytes(count)
+        guard let string = ByteReader.string(validating: try readBytes(try readCount())) else {
+            throw ByteReader.corrupt("UTF-8 string")
+        }
+        return string
+    }
+
+    /// The string of `bytes` when they are valid UTF-8.
+    static func string(validating bytes: UnsafeRawBufferPointer) -> String? {
+        // ASCII (field names, ids, most values) is valid as it is: checked a word at a time.
+        var ascii = true
+        var index = 0
+        let count = bytes.count
+        while index + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                ascii = false
+                break
+            }
+            index += 8
+        }
+        while ascii && index < count {
+            if bytes[index] >= 0x80 { ascii = false }
+            index += 1
+        }
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
         // Decoding repairs invalid UTF-8; the bytes were valid exactly when nothing was repaired.
         // (Much faster than `String(validating:as:)`, which is not specialized for raw buffers.)
         var string = String(decoding: bytes, as: UTF8.self)
         let valid = string.withUTF8 { decoded in
-            decoded.count == bytes.count && (count == 0 || memcmp(decoded.baseAddress!, bytes.baseAddress!, count) == 0)
+            decoded.count == count && (count == 0 || memcmp(decoded.baseAddress!, bytes.baseAddress!, count) == 0)
         }
-        guard valid else { throw ByteReader.corrupt("UTF-8 string") }
-        return string
+        return valid ? string : nil
     }
 
     @inline(__always)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The keyset cursor of a query page (``QueryPage/next``): an opaque string naming the last row
 /// of the page by its values in the query's order and its item id.
 ///
@@ -56,10 +54,7 @@ struct QueryCursor: Hashable {
         }
         writer.write(string: id)
         writer.write(bigEndian: QueryCursor.checksum(writer.bytes))
-        let base64 = Data(writer.bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return QueryCursor.prefix + base64
+        return QueryCursor.prefix + Base64URL.encode(writer.bytes)
     }
 
     /// Decodes a token made by ``token(fingerprint:)`` for a query with `fingerprint` and
@@ -71,11 +66,9 @@ struct QueryCursor: Hashable {
         guard token.hasPrefix(QueryCursor.prefix) else {
             throw invalid("is not a query cursor (query cursors start with \(QueryCursor.prefix))")
         }
-        var base64 = String(token.dropFirst(QueryCursor.prefix.count))
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), data.count > 5 else { throw invalid("is damaged") }
-        let bytes = [UInt8](data)
+        guard let bytes = Base64URL.decode(token.dropFirst(QueryCursor.prefix.count)), bytes.count > 5 else {
+            throw invalid("is damaged")
+        }
         let body = Array(bytes.dropLast(4))
         let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard stored == QueryCursor.checksum(body) else { throw invalid("is damaged (checksum)") }

@@ -11,6 +11,8 @@ struct QueryExecutor {
     let reader: StoreReader
     let query: Query
     let planned: QueryPlanner.Planned
+    /// The key prefix of the collection's items.
+    let itemPrefix: [UInt8]
 
     var plan: QueryPlan { planned.plan }
 
@@ -18,6 +20,7 @@ struct QueryExecutor {
         self.reader = reader
         self.query = query
         self.planned = try QueryPlanner.plan(query, indexes: reader.store.configuration.indexes)
+        self.itemPrefix = Keys.collectionPrefix(query.collection)
     }
 
     // MARK: Pages
@@ -41,8 +44,8 @@ struct QueryExecutor {
     func count() throws -> Int {
         guard let index = plan.index else {
             var count = 0
-            try reader.forEachItemState(in: query.collection) { _, state in
-                if matches(state) { count += 1 }
+            try reader.forEachItemRecord(in: query.collection) { _, record in
+                if matches(try ItemValues(decodingRecord: record)) { count += 1 }
                 return true
             }
             return count
@@ -59,7 +62,7 @@ struct QueryExecutor {
         let skipped = planned.prefix.count
         try forEachKey(in: database) { key in
             let id = try QueryExecutor.splitKey(key, from: skipped, components: index.fields.count - plan.equalityFields).id
-            if try reader.itemState(query.collection, id).map(matches) == true { count += 1 }
+            if try reader.itemValues(prefix: itemPrefix, id).map(matches) == true { count += 1 }
             return true
         }
         return count
@@ -180,7 +183,7 @@ struct QueryExecutor {
             if truncated && groupEnd == nil { groupEnd = end }
             offset = end
         }
-        guard offset <= key.count, let id = String(validating: UnsafeRawBufferPointer(rebasing: key[offset...]), as: UTF8.self)
+        guard offset <= key.count, let id = ByteReader.string(validating: UnsafeRawBufferPointer(rebasing: key[offset...]))
         else { throw EventStoreError(.corrupt, "index key with an invalid item id") }
         return (id, groupEnd)
     }
@@ -189,8 +192,8 @@ struct QueryExecutor {
 
     private func scanRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
         var rows: [Row] = []
-        try reader.forEachItemState(in: query.collection) { id, state in
-            if let row = row(id: id, state: state) { rows.append(row) }
+        try reader.forEachItemRecord(in: query.collection) { id, record in
+            if let row = row(id: id, values: try ItemValues(decodingRecord: record)) { rows.append(row) }
             return true
         }
         rows.sort(by: precedes)
@@ -202,22 +205,19 @@ struct QueryExecutor {
 
     /// The row of item `id` when it exists and passes the residual filter.
     private func row(_ id: String) throws -> Row? {
-        try reader.itemState(query.collection, id).flatMap { row(id: id, state: $0) }
+        try reader.itemValues(prefix: itemPrefix, id).flatMap { row(id: id, values: $0) }
     }
 
-    /// The row of an item state when the item exists and passes the residual filter; its fields
-    /// are taken from the state once.
-    private func row(id: String, state: ItemState) -> Row? {
-        guard state.exists else { return nil }
-        let fields = state.values
-        if let filter = plan.residual, !filter.matches(fields) { return nil }
-        let item = Item(collection: query.collection, id: id, fields: fields, version: state.version?.hlc ?? .zero)
-        return Row(item: item, values: plan.order.map { fields[$0.field] })
+    /// The row of an item when it exists and passes the residual filter.
+    private func row(id: String, values: ItemValues) -> Row? {
+        guard matches(values) else { return nil }
+        let item = Item(collection: query.collection, id: id, fields: values.fields, version: values.version)
+        return Row(item: item, values: plan.order.map { values.fields[$0.field] })
     }
 
-    /// Whether an item state exists and passes the residual filter.
-    private func matches(_ state: ItemState) -> Bool {
-        state.exists && (plan.residual?.matches(state.values) ?? true)
+    /// Whether an item exists and passes the residual filter.
+    private func matches(_ values: ItemValues) -> Bool {
+        values.exists && (plan.residual?.matches(values.fields) ?? true)
     }
 
     /// Whether `lhs` comes before `rhs` in the plan's order.
@@ -231,12 +231,18 @@ struct QueryExecutor {
     }
 
     private func order(_ lhs: [Value?], _ lhsID: String, _ rhs: [Value?], _ rhsID: String) -> Int {
-        for (index, field) in plan.order.enumerated() {
-            let order = ValueOrder.compare(lhs[index], rhs[index])
-            if order != 0 { return field.direction == .ascending ? order : -order }
+        QueryExecutor.order(plan.order, lhs, lhsID, rhs, rhsID)
+    }
+
+    /// Negative, zero or positive as the row (`lhs`, `lhsID`) comes before, is, or comes after
+    /// the row (`rhs`, `rhsID`) in a plan's `order` (then by id in the last field's direction).
+    static func order(_ order: [SortField], _ lhs: [Value?], _ lhsID: String, _ rhs: [Value?], _ rhsID: String) -> Int {
+        for (index, field) in order.enumerated() {
+            let result = ValueOrder.compare(lhs[index], rhs[index])
+            if result != 0 { return field.direction == .ascending ? result : -result }
         }
         if lhsID == rhsID { return 0 }
-        let order = utf8Less(lhsID, rhsID) ? -1 : 1
-        return plan.order.last?.direction == .descending ? -order : order
+        let result = utf8Less(lhsID, rhsID) ? -1 : 1
+        return order.last?.direction == .descending ? -result : result
     }
 }

@@ -11,9 +11,9 @@
 /// The iterator subscribes to the store's commit notification when it is made (no polling, and
 /// nothing committed after that is missed). After each notification it reads the events it has
 /// not seen; only when one of them may change the answer — it touches the query's collection,
-/// and, when the last answer held every matching row, its item is in that answer or matches the
-/// filter now — does it run the query again, on a fresh snapshot, and it yields only when the
-/// answer differs from the last one it yielded
+/// and its item is in the last answer, or matches the filter now and (when the last answer was
+/// one page of several) sorts before that page's last row — does it run the query again, on a
+/// fresh snapshot, and it yields only when the answer differs from the last one it yielded
 /// (other items, other field values, or another next cursor; a rewrite that changes no field
 /// counts as no change). Notifications that arrive while the consumer is busy are coalesced:
 /// a burst of commits costs one re-run. The sequence ends when the store closes; it throws what
@@ -77,26 +77,38 @@ public struct QueryObservation: AsyncSequence, Sendable {
         /// the events that cannot.
         ///
         /// An event on another collection cannot. Nor can one on an item that is not in
-        /// `previous` and does not match the filter now, when `previous` holds every matching row
-        /// (no next page): it was not part of the answer and is not now.
+        /// `previous` and, now, does not exist, does not match the filter, or — when `previous`
+        /// is one page of several — sorts after its last row: it was not part of the answer and
+        /// is not now. (An item that moves into or out of the answer is caught by its own event.)
         private mutating func mayChange(_ previous: QueryPage) throws -> Bool {
             let start = seen + 1
             let collection = query.collection
             let filter = query.filter
-            let complete = previous.next == nil
+            let order = try store.plan(query).order
             let members = Set(previous.items.map(\.id))
+            let boundary = previous.next == nil ? nil : previous.items.last
+            let boundaryValues = boundary.map { last in order.map { last.fields[$0.field] } }
             let (changes, last) = try store.read { reader -> (Bool, UInt64?) in
                 var changes = false
                 var last: UInt64?
                 try reader.forEachEvent(from: start) { event in
                     if event.collection == collection {
-                        guard complete, let filter, !members.contains(event.item) else {
+                        if members.contains(event.item) {
                             changes = true
                             return false
                         }
-                        if let item = try reader.item(collection, event.item), filter.matches(item.fields) {
-                            changes = true
-                            return false
+                        if let item = try reader.itemValues(collection, event.item), item.exists,
+                            filter?.matches(item.fields) ?? true
+                        {
+                            guard let boundary, let boundaryValues else {
+                                changes = true
+                                return false
+                            }
+                            let values = order.map { item.fields[$0.field] }
+                            if QueryExecutor.order(order, values, event.item, boundaryValues, boundary.id) < 0 {
+                                changes = true
+                                return false
+                            }
                         }
                     }
                     last = event.seq

@@ -21,6 +21,26 @@ extension StoreReader {
         }
     }
 
+    /// The values of an item, deleted or not, decoded without what only merging needs.
+    func itemValues(_ collection: String, _ id: String) throws -> ItemValues? {
+        try itemValues(prefix: Keys.collectionPrefix(collection), id)
+    }
+
+    /// The values of item `id` of the collection whose key prefix (``Keys/collectionPrefix(_:)``)
+    /// is `prefix`: for readers of many items, who make the prefix once. The key is composed on
+    /// the stack.
+    func itemValues(prefix: [UInt8], _ id: String) throws -> ItemValues? {
+        var id = id
+        let items = try projection.items
+        return try id.withUTF8 { id in
+            try withUnsafeTemporaryAllocation(byteCount: prefix.count + id.count, alignment: 1) { key in
+                prefix.withUnsafeBytes { key.copyMemory(from: $0) }
+                UnsafeMutableRawBufferPointer(rebasing: key[prefix.count...]).copyMemory(from: UnsafeRawBufferPointer(id))
+                return try tx.value(forKey: UnsafeRawBufferPointer(key), in: items).map { try ItemValues(decodingRecord: $0) }
+            }
+        }
+    }
+
     /// A page of a collection's items in stable id order, after the cursor `after`.
     ///
     /// ```swift
@@ -46,6 +66,15 @@ extension StoreReader {
     func forEachItemState(
         in collection: String, after cursor: String? = nil, _ body: (String, ItemState) throws -> Bool
     ) throws {
+        try forEachItemRecord(in: collection, after: cursor) { id, value in
+            try body(id, try ItemRecord(decoding: value).state)
+        }
+    }
+
+    /// Calls `body` with each item record of a collection (deleted ones included) in id order.
+    func forEachItemRecord(
+        in collection: String, after cursor: String? = nil, _ body: (String, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         let prefix = Keys.collectionPrefix(collection)
         var start = prefix
         if let cursor {
@@ -55,7 +84,7 @@ extension StoreReader {
         try ItemRecord.forEach(in: try projection.items, tx: tx, from: start) { key, value in
             guard key.starts(with: prefix) else { return false }
             let (_, id) = try Keys.splitItem(key)
-            return try body(id, try ItemRecord(decoding: value).state)
+            return try body(id, value)
         }
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// The HTTP routes of protocol v1; each one authorizes, then hands over to ``SyncService``.
 struct SyncRoutes: Sendable {
@@ -56,8 +57,19 @@ struct SyncRoutes: Sendable {
                     }
                     limit = value
                 }
-                return SyncRoutes.json(
-                    try await service.pullJSON(store, after: after, limit: limit, check: check, logger: context.logger))
+                var wait = Duration.zero
+                if let text = query.get("wait") {
+                    let most = SyncService.maxPullWait.components.seconds
+                    guard let seconds = Int64(text), (0...most).contains(seconds) else {
+                        throw SyncError(.invalidRequest, "\"wait\" must be a whole number of seconds from 0 to \(most)")
+                    }
+                    wait = .seconds(seconds)
+                }
+                // A graceful shutdown ends the wait: the page then holds what the store has.
+                let pull = { @Sendable [wait, limit, after] in
+                    try await service.pullJSON(store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
+                }
+                return SyncRoutes.json(wait > .zero ? try await cancelWhenGracefulShutdown(pull) : try await pull())
             }
         }
         router.post("v1/stores/:store/events") { request, context in

@@ -133,6 +133,40 @@ struct SyncCommandTests {
         }
     }
 
+    @Test("sync --follow pulls another client's changes as they reach the server, and stops cleanly on SIGTERM")
+    func follow() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-follow")
+        defer { directory.remove() }
+        let writer = directory.appending("writer")
+        let follower = directory.appending("follower")
+        try withStore(at: writer) { store in _ = try store.append([.put("notes", id: "n1", fields: ["title": "first"])]) }
+        try await Self.withServer(dataDirectory: directory.appending("data")) { url in
+            _ = try await Self.sync(writer, url)
+            let process = try EvstoreProcess(
+                ["sync", follower, "--remote", url, "--token", Self.token, "--store-name", "notes", "--follow", "--format", "jsonl"])
+            func heads() -> [Int] {
+                process.stdoutSoFar.split(separator: "\n").compactMap { line in
+                    guard let data = line.data(using: .utf8),
+                        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                        object["phase"] as? String == "up-to-date"
+                    else { return nil }
+                    return object["head"] as? Int
+                }
+            }
+            #expect(try await eventually { heads().contains(1) || !process.isRunning }, "\(process.stderrSoFar)")
+            // A change pushed by another client reaches the follower without a poll.
+            try withStore(at: writer) { store in _ = try store.append([.put("notes", id: "n2", fields: ["title": "second"])]) }
+            _ = try await Self.sync(writer, url)
+            #expect(try await eventually { heads().contains(2) || !process.isRunning }, "\(process.stdoutSoFar)")
+            #expect(heads().contains(2) && process.isRunning, "\(process.stdoutSoFar) \(process.stderrSoFar)")
+            process.terminate()
+            let result = await process.wait(timeout: .seconds(30))
+            #expect(result.status == 0 && !result.timedOut, "\(result)")
+        }
+        let items = try await EvstoreProcess.run(["dump", follower, "--items", "--format", "jsonl"])
+        #expect(JSONLines.objects(items).count == 2, "\(items)")
+    }
+
     @Test("serve --port 0 announces its port, serves sync, and stops gracefully on SIGTERM")
     func serve() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-serve")

@@ -2,8 +2,10 @@ import EventStore
 import Synchronization
 
 extension Synchronizer {
-    /// Starts automatic sync: after local changes, every ``Configuration/pollInterval``, on
-    /// ``requestSync()``, and when ``networkStatus`` changes; failures are retried with
+    /// Starts automatic sync: after local changes, when other replicas' changes reach the server
+    /// (a live pull waits there for them: ``Configuration/livePullWait``), every
+    /// ``Configuration/pollInterval``, on ``requestSync()``, and when ``networkStatus``
+    /// changes; failures are retried with
     /// exponential backoff and jitter (``Configuration/retry``), announced on ``status`` as
     /// ``SyncStatus/Phase/failed(_:retryAt:)``. While the network is
     /// ``NetworkStatus/offline`` it does not try (``SyncStatus/Phase/offline``). Local commits
@@ -60,6 +62,10 @@ extension Synchronizer {
             } catch {}
         }
         defer { watcher.cancel() }
+        let listener = configuration.livePullWait.flatMap { wait in
+            transport.supportsLivePull ? Task { await self.listenForRemoteChanges(wait: wait) } : nil
+        }
+        defer { listener?.cancel() }
         while !Task.isCancelled {
             if networkStatus == .offline {
                 publish(.offline)

@@ -20,6 +20,7 @@ extension Synchronizer {
             guard changed else { return }
             configuration.logger.debug("network status changed", metadata: ["remote": "\(remoteName)", "network": "\(newValue)"])
             networkChanged.signal()
+            listenerNetworkChanged.signal()
             wakeup.signal()
         }
     }

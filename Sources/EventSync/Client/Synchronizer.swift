@@ -62,6 +62,13 @@ public final class Synchronizer: Sendable {
         /// Automatic mode: how often to sync when nothing happens (`nil`: only on local changes
         /// and ``Synchronizer/requestSync()``).
         public var pollInterval: Duration? = .seconds(30)
+        /// Automatic mode: how long each live pull waits on the server for other replicas'
+        /// changes (at most ``SyncService/maxPullWait``). While automatic sync runs, one pull at
+        /// a time waits on the server; when events arrive there, a sync runs at once, so a change
+        /// pushed by one replica reaches the others within moments instead of at the next poll.
+        /// Used only with transports that wait (``SyncTransport/supportsLivePull``); `nil`: poll
+        /// only (``pollInterval``).
+        public var livePullWait: Duration? = .seconds(25)
         /// The most server events a sync pulls while ``Synchronizer/networkStatus`` is
         /// ``NetworkStatus/metered``: a larger backlog (a first sync, a long time away) waits for
         /// an unmetered network, shown as ``SyncStatus/Phase/pullHeld(events:)``, while local
@@ -90,6 +97,9 @@ public final class Synchronizer: Sendable {
     let wakeup = Wakeup()
     /// Signalled when ``networkStatus`` changes: cuts a retry's wait short.
     let networkChanged = Wakeup()
+    /// The same for the live-pull listener (a wake-up wakes the waiters of the moment, so each
+    /// waiting task has its own).
+    let listenerNetworkChanged = Wakeup()
     let automatic = Mutex(AutomaticState())
     let network = Mutex(NetworkStatus.unknown)
     let pendingItems = Mutex(PendingItems())

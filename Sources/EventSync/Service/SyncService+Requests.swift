@@ -146,11 +146,15 @@ extension SyncService {
     ///   - after: The server seq the client has pulled through (0 for the start).
     ///   - limit: The most events wanted (`nil`: the default page size); clamped to the limits.
     ///   - check: The client's continuity mark, if it has one.
+    ///   - wait: A live pull: when the log has nothing after `after`, how long to wait for an
+    ///     event to be committed before answering (at most ``maxPullWait``); the page then holds
+    ///     what came meanwhile, or nothing. Zero (the default) answers at once.
     /// - Throws: ``SyncError``: ``SyncError/Code/notFound``, ``SyncError/Code/invalidRequest``.
-    public func pull(store name: String, after: UInt64, limit: Int? = nil, check: ContinuityCheck? = nil) async throws
-        -> PullPage
-    {
-        let page = try await readPage(name, after: after, limit: limit, check: check, keepEvents: true, logger: configuration.logger)
+    public func pull(
+        store name: String, after: UInt64, limit: Int? = nil, check: ContinuityCheck? = nil, wait: Duration = .zero
+    ) async throws -> PullPage {
+        let page = try await readPage(
+            name, after: after, limit: limit, check: check, wait: wait, keepEvents: true, logger: configuration.logger)
         return PullPage(
             events: page.events, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
             checksum: page.checksum)
@@ -168,14 +172,19 @@ extension SyncService {
     }
 
     func readPage(
-        _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, keepEvents: Bool, logger: Logger
+        _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, wait: Duration = .zero, keepEvents: Bool,
+        logger: Logger
     ) async throws -> EncodedPage {
         let limits = configuration.limits
         let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
         guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
+        guard wait >= .zero, wait <= SyncService.maxPullWait else {
+            throw SyncError(.invalidRequest, "wait must be between 0 and \(SyncService.maxPullWait.components.seconds) seconds")
+        }
         do {
             let served = try await served(name, create: false)
             try await verifyContinuity(check, of: served, name: name, logger: logger)
+            if wait > .zero { await SyncService.waitForEvents(in: served.store, after: after, upTo: wait) }
             return try served.store.read { reader in
                 let head = try reader.head()
                 var page = EncodedPage(
@@ -231,10 +240,11 @@ extension SyncService {
     }
 
     /// `GET /v1/stores/{store}/events`: the JSON body of a page.
-    package func pullJSON(_ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, logger: Logger) async throws
-        -> [UInt8]
-    {
-        let page = try await readPage(name, after: after, limit: limit, check: check, keepEvents: false, logger: logger)
+    package func pullJSON(
+        _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, wait: Duration = .zero, logger: Logger
+    ) async throws -> [UInt8] {
+        let page = try await readPage(
+            name, after: after, limit: limit, check: check, wait: wait, keepEvents: false, logger: logger)
         return PullPage.jsonBytes(
             eventsJSON: page.eventsJSON, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
             checksum: page.checksum)

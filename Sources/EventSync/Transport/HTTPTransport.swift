@@ -67,8 +67,20 @@ public struct HTTPTransport: SyncTransport {
 
     /// `GET /v1/stores/{store}/events?after=SEQ&limit=N`.
     public func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
-        let items = [("after", String(after)), ("limit", String(limit))]
-        return try PullPage(json: try await send(.GET, storeURL + "/events" + query(check: check, items)))
+        try await pull(after: after, limit: limit, check: check, wait: .zero)
+    }
+
+    /// `true`: pulls can wait on the server.
+    public var supportsLivePull: Bool { true }
+
+    /// A live pull (`wait=SECONDS`, whole seconds, at most ``SyncService/maxPullWait``); the
+    /// request's deadline is the wait plus ``timeout``.
+    public func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage {
+        var items = [("after", String(after)), ("limit", String(limit))]
+        let seconds = min(max(wait.components.seconds, 0), SyncService.maxPullWait.components.seconds)
+        if seconds > 0 { items.append(("wait", String(seconds))) }
+        let url = storeURL + "/events" + query(check: check, items)
+        return try PullPage(json: try await send(.GET, url, timeout: timeout + .seconds(seconds)))
     }
 
     private func query(check: ContinuityCheck?, _ items: [(String, String)]) -> String {
@@ -81,7 +93,10 @@ public struct HTTPTransport: SyncTransport {
             .joined(separator: "&")
     }
 
-    private func send(_ method: HTTPMethod, _ url: String, body: [UInt8]? = nil) async throws -> [UInt8] {
+    private func send(_ method: HTTPMethod, _ url: String, body: [UInt8]? = nil, timeout: Duration? = nil) async throws
+        -> [UInt8]
+    {
+        let timeout = timeout ?? self.timeout
         var request = HTTPClientRequest(url: url)
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")

@@ -57,11 +57,20 @@ public struct InProcessTransport: SyncTransport {
 
     /// Calls ``SyncService/pull(store:after:limit:check:)``.
     public func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        try await pull(after: after, limit: limit, check: check, wait: .zero)
+    }
+
+    /// `true`: pulls can wait on the server.
+    public var supportsLivePull: Bool { true }
+
+    /// A live pull, waiting in the service (see ``SyncService/pull(store:after:limit:check:wait:)``).
+    public func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage {
+        let wait = min(max(wait, .zero), SyncService.maxPullWait)
         if encodesJSON {
             let body = try await service.pullJSON(
-                storeName, after: after, limit: limit, check: check, logger: service.configuration.logger)
+                storeName, after: after, limit: limit, check: check, wait: wait, logger: service.configuration.logger)
             return try PullPage(json: body)
         }
-        return try await service.pull(store: storeName, after: after, limit: limit, check: check)
+        return try await service.pull(store: storeName, after: after, limit: limit, check: check, wait: wait)
     }
 }

@@ -39,4 +39,27 @@ public protocol SyncTransport: Sendable {
 
     /// Pulls the page of the server log after `after`, at most `limit` events.
     func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage
+
+    /// A live pull: like ``pull(after:limit:check:)``, but when the server log has nothing
+    /// after `after`, the server waits up to `wait` (at most ``SyncService/maxPullWait``) for
+    /// an event before answering. Automatic sync uses it to learn of other replicas' changes
+    /// within moments (see ``Synchronizer/Configuration/livePullWait``).
+    ///
+    /// The default implementation answers at once (a transport that cannot wait); automatic
+    /// sync then falls back to polling.
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage
+
+    /// Whether ``pull(after:limit:check:wait:)`` waits on the remote (`false` by default):
+    /// automatic sync listens for remote changes only through transports that do.
+    var supportsLivePull: Bool { get }
+}
+
+extension SyncTransport {
+    /// `false`: the transport answers pulls at once.
+    public var supportsLivePull: Bool { false }
+
+    /// Answers at once: ``pull(after:limit:check:)``.
+    public func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage {
+        try await pull(after: after, limit: limit, check: check)
+    }
 }

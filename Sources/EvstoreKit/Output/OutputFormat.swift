@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a command prints records.
 public enum OutputFormat: String, CaseIterable, Sendable {
     /// An aligned, readable table (the default on a terminal).
@@ -15,6 +17,13 @@ public struct Output: Sendable {
 
     /// Standard output.
     public static let standard = Output { print($0) }
+
+    /// Standard output, each line flushed as it is printed (for commands that run until
+    /// interrupted, whose lines a pipe must see as they happen).
+    public static let standardFlushed = Output { line in
+        print(line)
+        fflush(nil)
+    }
 
     /// Prints one line.
     public func line(_ text: String = "") { write(text) }

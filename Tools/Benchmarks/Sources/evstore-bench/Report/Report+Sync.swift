@@ -19,6 +19,10 @@ extension Report {
         Row("server CPU time during the client's run (s)", "sync.server.cpu", .seconds),
         Row("incremental sync pulling 100 events: p50 (ms)", "sync.incremental.p50", .milliseconds),
         Row("incremental sync pulling 100 events: p99 (ms)", "sync.incremental.p99", .milliseconds),
+        Row("live pull: another replica's push → in this store, p50 (ms)", "sync.live.p50", .milliseconds),
+        Row(
+            "live pull: another replica's push → in this store, p99 (ms)", "sync.live.p99", .milliseconds,
+            aim: .atMost(250, text: "250 ms")),
     ]
 
     /// Prints scenario 10: EventStore only, one value per figure.

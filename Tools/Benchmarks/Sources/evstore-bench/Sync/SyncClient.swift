@@ -30,6 +30,7 @@ struct SyncClient: Sendable {
             if let description = tuning.description { result.notes["tuning"] = description }
             result.figures["sync.client.size"] = Double(fileSize(client + "/data.mdb")) / 1_048_576
             try await incrementalSyncs(synchronizer, writerPath: writer, into: &result)
+            try await livePulls(synchronizer, writerPath: writer, into: &result)
             return result
         }
     }
@@ -90,5 +91,32 @@ struct SyncClient: Sendable {
         }
         result.figures["sync.incremental.p50"] = latencies.percentile(50)
         result.figures["sync.incremental.p99"] = latencies.percentile(99)
+    }
+
+    /// With automatic sync running on the client (its live pull waiting on the server), another
+    /// replica pushes one event at a time; timed from the push's acknowledgement to the event's
+    /// commit in the client's store (p50, p99 of 100).
+    private func livePulls(_ synchronizer: Synchronizer, writerPath: String, into result: inout ChildResult) async throws {
+        let writer = try Store.open(at: writerPath)
+        defer { writer.close() }
+        let store = synchronizer.store
+        let pushing = transport
+        let updates = Workload(events: 100, seed: context.workload.seed &+ 2)
+        var generator = updates.makeGenerator()
+        synchronizer.start()
+        // Wait for the first automatic sync: the live pull waits from there.
+        for await status in synchronizer.status where status.isUpToDate { break }
+        var latencies = LatencySamples()
+        for _ in 0..<100 {
+            var arrivals = store.changes(after: try store.head()).makeAsyncIterator()
+            let events = try await writer.append(generator.next(1).map(EventStoreEngine.change))
+            _ = try await pushing.push(PushRequest(replica: writer.replicaID, events: events), check: nil)
+            let start = monotonicNanoseconds()
+            guard try await arrivals.next() != nil else { throw BenchError("the client store closed during a live pull") }
+            latencies.record(monotonicNanoseconds() - start)
+        }
+        await synchronizer.stop()
+        result.figures["sync.live.p50"] = latencies.percentile(50)
+        result.figures["sync.live.p99"] = latencies.percentile(99)
     }
 }

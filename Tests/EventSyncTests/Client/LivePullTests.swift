@@ -1,0 +1,59 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import Testing
+
+/// Live pulls in the service: waits bounded by their duration, answered by a commit.
+struct ServiceLivePullTests {
+    @Test func aPullWaitsForTheNextCommitAndNoLonger() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        try await appendNotes(client, count: 2)
+        try await cluster.synchronizer(0).sync()
+        let started = ContinuousClock.now
+        let waiting = Task { try await cluster.service.pull(store: cluster.storeName, after: 2, wait: .seconds(25)) }
+        try await Task.sleep(for: .milliseconds(100))
+        try await appendNotes(client, count: 1, prefix: "later")
+        try await cluster.synchronizer(0).sync()
+        let page = try await waiting.value
+        #expect(page.events.map(\.item) == ["later0"])
+        #expect(ContinuousClock.now - started < .seconds(20))
+
+        let quiet = try await cluster.service.pull(store: cluster.storeName, after: 3, wait: .milliseconds(300))
+        #expect(quiet.events.isEmpty && quiet.head == 3)
+        await #expect(throws: SyncError.self) {
+            _ = try await cluster.service.pull(store: cluster.storeName, after: 0, wait: .seconds(26))
+        }
+    }
+
+    @Test func automaticSyncLearnsOfOtherReplicasThroughTheLivePull() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let writer = try cluster.addReplica()
+        let reader = try cluster.addReplica()
+        try await appendNotes(writer, count: 1)
+        try await cluster.synchronizer(0).sync()
+        var configuration = Synchronizer.Configuration()
+        configuration.pollInterval = nil
+        let follower = cluster.synchronizer(1, configuration: configuration)
+        follower.start()
+        #expect(try await eventually { (try? reader.count(in: "notes")) == 1 })
+        try await appendNotes(writer, count: 5, prefix: "more")
+        try await cluster.synchronizer(0).sync()
+        #expect(try await eventually { (try? reader.count(in: "notes")) == 6 })
+        await follower.stop()
+
+        // Without live pulls (and without polling) nothing tells the follower.
+        configuration.livePullWait = nil
+        let deaf = cluster.synchronizer(1, configuration: configuration)
+        deaf.start()
+        try await Task.sleep(for: .milliseconds(200))
+        try await appendNotes(writer, count: 1, prefix: "unheard")
+        try await cluster.synchronizer(0).sync()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try reader.count(in: "notes") == 6)
+        await deaf.stop()
+    }
+}

@@ -1,0 +1,94 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Foundation
+import NIOHTTP1
+import SyncServer
+import SyncTestSupport
+import Testing
+
+/// Live pulls over HTTP: a pull waits on the server for new events, a push answers it, automatic
+/// sync follows other replicas through it, and a shutdown answers waiting pulls.
+struct LivePullTests {
+    @Test func aWaitingPullIsAnsweredByAPushFromAnotherClient() async throws {
+        try await withServer { fixture in
+            let alice = try fixture.client("alice")
+            try await alice.put("notes", id: "first", fields: ["title": "creates the store"])
+            try await fixture.synchronizer(alice).sync()
+            let transport = HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes")
+            let started = ContinuousClock.now
+            let waiting = Task { try await transport.pull(after: 1, limit: 10, check: nil, wait: .seconds(25)) }
+            try await Task.sleep(for: .milliseconds(200))
+            try await alice.put("notes", id: "second", fields: ["title": "answers the pull"])
+            try await fixture.synchronizer(alice).sync()
+            let page = try await waiting.value
+            #expect(page.events.map(\.item) == ["second"])
+            #expect(page.head == 2)
+            // Answered by the push, not by the end of the wait (generous for a loaded machine).
+            #expect(ContinuousClock.now - started < .seconds(20))
+
+            // With events already there, a waiting pull answers at once; with none, at the end of
+            // its wait, empty.
+            #expect(try await transport.pull(after: 0, limit: 10, check: nil, wait: .seconds(25)).events.count == 2)
+            let empty = try await transport.pull(after: 2, limit: 10, check: nil, wait: .seconds(1))
+            #expect(empty.events.isEmpty && empty.head == 2 && empty.next == 2)
+        }
+    }
+
+    @Test func waitOutsideItsRangeIsRefused() async throws {
+        try await withServer { fixture in
+            let alice = try fixture.client("alice")
+            try await alice.put("notes", id: "n", fields: ["title": "x"])
+            try await fixture.synchronizer(alice).sync()
+            for wait in ["26", "-1", "1.5", "soon", ""] {
+                let reply = try await fixture.send(.GET, "/v1/stores/notes/events?after=0&wait=\(wait)")
+                #expect(reply.status == 400, "wait=\(wait): \(reply.text)")
+                #expect(reply.problem?.detail.contains("wait") == true, "wait=\(wait)")
+            }
+            #expect(try await fixture.send(.GET, "/v1/stores/notes/events?after=0&wait=0").status == 200)
+        }
+    }
+
+    @Test func automaticSyncFollowsAnotherReplicaWithoutPolling() async throws {
+        try await withServer { fixture in
+            let alice = try fixture.client("alice")
+            let bob = try fixture.client("bob")
+            try await alice.put("notes", id: "hello", fields: ["title": "from alice"])
+            try await fixture.synchronizer(alice).sync()
+            var configuration = Synchronizer.Configuration()
+            configuration.pollInterval = nil  // only the live pull can tell bob
+            let follower = Synchronizer(
+                store: bob, transport: HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes"),
+                remoteName: "server", configuration: configuration)
+            follower.start()
+            #expect(try await eventually { (try? bob.item("notes", "hello")) != nil })
+            for round in 0..<3 {
+                try await alice.put("notes", id: "live-\(round)", fields: ["title": "pushed later"])
+                try await fixture.synchronizer(alice).sync()
+                #expect(try await eventually { (try? bob.item("notes", "live-\(round)")) != nil }, "round \(round)")
+            }
+            await follower.stop()
+        }
+    }
+
+    @Test func aGracefulShutdownAnswersWaitingPulls() async throws {
+        try await withServer { fixture in
+            try await Self.shutDownWhileAPullWaits(fixture)
+        }
+    }
+
+    static func shutDownWhileAPullWaits(_ fixture: ServerFixture) async throws {
+        let alice = try fixture.client("alice")
+        try await alice.put("notes", id: "n", fields: ["title": "x"])
+        try await fixture.synchronizer(alice).sync()
+        let transport = HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes")
+        let waiting = Task { try await transport.pull(after: 1, limit: 10, check: nil, wait: .seconds(25)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        try await fixture.stop()
+        // The stop did not sit out the 25 s wait, and the pull got its (empty) page.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        let page = try await waiting.value
+        #expect(page.events.isEmpty && page.head == 1)
+    }
+}

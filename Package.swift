@@ -25,6 +25,16 @@ let package = Package(
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "evstore", targets: ["evstore"]),
     ],
+    // An app that embeds the engine alone resolves and builds only swift-log: depend on this
+    // package with `traits: []`, or `traits: ["Sync"]` for the sync client (see README).
+    traits: [
+        .trait(name: "Sync", description: "The sync client: EventSync's HTTP transport (AsyncHTTPClient, SwiftNIO)."),
+        .trait(
+            name: "Server",
+            description: "The sync server and the evstore tool (Hummingbird, ServiceLifecycle, swift-crypto, ArgumentParser).",
+            enabledTraits: ["Sync"]),
+        .default(enabledTraits: ["Sync", "Server"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,23 +60,23 @@ let package = Package(
             dependencies: [
                 "EventStore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(traits: ["Sync"])),
             ]
         ),
         .target(
             name: "SyncServer",
             dependencies: [
                 "EventStore", "EventSync",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
             ],
             resources: [.copy("openapi.json")]
         ),
@@ -74,14 +84,14 @@ let package = Package(
             name: "EvstoreKit",
             dependencies: [
                 "EventStore", "EventSync", "SyncServer", .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
             ]
         ),
         .executableTarget(
             name: "evstore",
             dependencies: [
                 "EvstoreKit", "EventStore", "EventSync", "SyncServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/evstore"
@@ -92,11 +102,11 @@ let package = Package(
             name: "SyncTestSupport",
             dependencies: [
                 "EventStore", "SyncServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ],
             path: "Tests/SyncTestSupport"
         ),
@@ -114,16 +124,16 @@ let package = Package(
             dependencies: [
                 "SyncServer", "EventSync", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
             ]
         ),
         .testTarget(
             name: "ResilienceTests",
             dependencies: [
                 "EventStore", "EventSync", "SyncServer", "EventStoreTestSupport", "SyncTestSupport", "evstore-crash", "LMDB",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -1,6 +1,12 @@
 public import EventStore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Opening stores for the tool: read-only for inspection, writable for changes, with one clear
 /// line when the path is missing, not a store, or damaged.
 public enum StoreAccess {

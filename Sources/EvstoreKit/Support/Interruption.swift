@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Waiting for the user to stop a long-running command (Ctrl-C, or SIGTERM from a supervisor).

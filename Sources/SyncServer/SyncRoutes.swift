@@ -45,8 +45,8 @@ struct SyncRoutes: Sendable {
                 let query = request.uri.queryParameters
                 var after: UInt64 = 0
                 if let text = query.get("after") {
-                    guard let value = UInt64(text) else {
-                        throw SyncError(.invalidRequest, "\"after\" must be a server seq (a non-negative integer)")
+                    guard let value = UInt64(text), value <= Int64.max else {
+                        throw SyncError(.invalidRequest, "\"after\" must be a server seq (0 to 2^63 − 1)")
                     }
                     after = value
                 }
@@ -79,7 +79,37 @@ struct SyncRoutes: Sendable {
                     try await service.pushJSON(store, body: body, check: check, credential: credential, logger: context.logger))
             }
         }
+        for (path, allowed) in SyncRoutes.paths {
+            for method in SyncRoutes.methods where !allowed.contains(method) {
+                router.on(RouterPath(path), method: method) { request, context in
+                    SyncRoutes.methodNotAllowed(request, allowed: allowed, requestID: context.requestID)
+                }
+            }
+        }
         return router
+    }
+
+    /// The paths of protocol v1 and the methods each one has (the `paths` of `openapi.json`).
+    static let paths: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("healthz", [.get]),
+        ("openapi.json", [.get]),
+        ("v1/stores/:store", [.get]),
+        ("v1/stores/:store/events", [.get, .post]),
+    ]
+
+    /// The methods of HTTP (RFC 9110, PATCH and QUERY) that a path answers with 405 when it does not
+    /// have them. (CONNECT names no path.)
+    static let methods: [HTTPRequest.Method] =
+        [.get, .head, .post, .put, .delete, .options, .trace, .patch] + [HTTPRequest.Method("QUERY")].compactMap { $0 }
+
+    /// 405 `method-not-allowed`, with the methods the path has in `Allow`.
+    static func methodNotAllowed(_ request: Request, allowed: [HTTPRequest.Method], requestID: String) -> Response {
+        let code = SyncError.Code(name: "method-not-allowed", status: 405)
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        var response = problem(
+            SyncError(code, "\(request.method) \(request.uri.path): the path has \(allow)"), requestID: requestID)
+        response.headers[.allow] = allow
+        return response
     }
 
     /// Authorizes the request for its store, reads the continuity check, runs `body`, and turns

@@ -46,6 +46,9 @@ public final class SyncServer: Service, Sendable {
         /// Whether a push to a missing store creates it, when the token grants that store (by
         /// name or with `*`). Otherwise the push gets 404.
         public var createsStoresOnPush = true
+        /// The longest a live pull waits here (at most ``EventSync/SyncService/maxPullWait``,
+        /// 25 s, the most a client may ask for; see ``EventSync/SyncService/Configuration/pullWaitLimit``).
+        public var pullWaitLimit: Duration = SyncService.maxPullWait
         /// The logger (requests, store creation, epoch changes, shutdown); by default the task's
         /// current logger (`Logger.current`) when the configuration is made.
         public var logger = Logger.current
@@ -88,6 +91,7 @@ public final class SyncServer: Service, Sendable {
         service.limits = configuration.limits
         service.storeConfiguration = configuration.storeConfiguration
         service.createsStoresOnPush = configuration.createsStoresOnPush
+        service.pullWaitLimit = configuration.pullWaitLimit
         service.logger = configuration.logger
         return service
     }

@@ -25,15 +25,19 @@ extension EvstoreCommand {
         @Option(help: "The address to listen on.") var host = "127.0.0.1"
         @Option(help: "The port, 1–65535 (0: any free port).") var port = 8080
         @Option(help: "The tokens file (it must grant at least one store).") var tokens: String
+        @Option(help: ArgumentHelp("The longest a live pull waits here, 0–25.", valueName: "seconds"))
+        var pullWaitLimit = 25
 
         func validate() throws {
             if let problem = ServerSetup.portProblem(port) { throw ValidationError(problem) }
+            guard (0...25).contains(pullWaitLimit) else { throw ValidationError("--pull-wait-limit must be 0–25 seconds") }
         }
 
         func run() async throws {
             try await runTool {
                 var configuration = try ServerSetup.configuration(
                     dataDirectory: data, host: host, port: port, tokensFile: tokens)
+                configuration.pullWaitLimit = .seconds(pullWaitLimit)
                 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
                 configuration.logger = Logger(label: "evstore.server")
                 let server = SyncServer(configuration: configuration)

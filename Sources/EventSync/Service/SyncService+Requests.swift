@@ -184,6 +184,7 @@ extension SyncService {
         do {
             let served = try await served(name, create: false)
             try await verifyContinuity(check, of: served, name: name, logger: logger)
+            let wait = min(wait, configuration.pullWaitLimit)
             if wait > .zero { await SyncService.waitForEvents(in: served.store, after: after, upTo: wait) }
             return try served.store.read { reader in
                 let head = try reader.head()
@@ -250,19 +251,43 @@ extension SyncService {
             checksum: page.checksum)
     }
 
-    /// Reads a continuity check from query parameters `epoch`, `mark` and `digest`.
+    /// Reads a continuity check from query parameters `epoch`, `mark` and `digest`: the three
+    /// together, or none of them.
     ///
-    /// - Returns: `nil` without `epoch`.
-    /// - Throws: ``SyncError/Code/invalidRequest`` for malformed values.
+    /// - Returns: `nil` when none is given.
+    /// - Throws: ``SyncError/Code/invalidRequest`` when one is given without the others, or for a
+    ///   value outside its form: `epoch` is 32 lowercase hex digits, `mark` a server seq in
+    ///   decimal digits (at most 2^63 − 1, like every seq in the protocol), `digest` 16 lowercase hex digits.
     package static func continuityCheck(epoch: String?, mark: String?, digest: String?) throws -> ContinuityCheck? {
-        guard let epoch, !epoch.isEmpty else { return nil }
-        guard let markText = mark, let seq = UInt64(markText) else {
-            throw SyncError(.invalidRequest, "with \"epoch\", \"mark\" must be a server seq")
+        if epoch == nil && mark == nil && digest == nil { return nil }
+        guard let epoch, let mark, let digest else {
+            let missing = [("epoch", epoch), ("mark", mark), ("digest", digest)].filter { $0.1 == nil }.map(\.0)
+            throw SyncError(
+                .invalidRequest,
+                "the continuity check needs \"epoch\", \"mark\" and \"digest\" together"
+                    + " (missing: \(missing.joined(separator: ", ")))")
         }
-        guard let digestText = digest, let parsed = LogDigest(hex: digestText) else {
-            throw SyncError(.invalidRequest, "with \"epoch\", \"digest\" must be 16 hex digits")
+        guard isLowercaseHex(epoch, count: 32) else {
+            throw SyncError(.invalidRequest, "\"epoch\" must be an epoch the server reported (32 lowercase hex digits)")
+        }
+        guard !mark.isEmpty, mark.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let seq = UInt64(mark), seq <= Int64.max
+        else {
+            throw SyncError(.invalidRequest, "\"mark\" must be a server seq (decimal digits, at most 2^63 − 1)")
+        }
+        guard isLowercaseHex(digest, count: 16), let parsed = LogDigest(hex: digest) else {
+            throw SyncError(.invalidRequest, "\"digest\" must be a log digest (16 lowercase hex digits)")
         }
         return ContinuityCheck(epoch: epoch, seq: seq, digest: parsed)
+    }
+
+    /// Whether `text` is exactly `count` digits of `0-9a-f`.
+    private static func isLowercaseHex(_ text: String, count: Int) -> Bool {
+        text.utf8.count == count
+            && text.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+            }
     }
 }
 

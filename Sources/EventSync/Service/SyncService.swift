@@ -33,6 +33,10 @@ public final class SyncService: Sendable {
         public var storeConfiguration = Store.Configuration()
         /// Whether a push to a missing store creates it (when the token grants the store).
         public var createsStoresOnPush = true
+        /// The longest this service lets a live pull wait (at most ``SyncService/maxPullWait``,
+        /// which a client may ask for): a longer wait is shortened to it, and a pull that finds
+        /// nothing answers at the end of it.
+        public var pullWaitLimit: Duration = SyncService.maxPullWait
         /// The logger for store creation, epoch changes and pushes.
         public var logger = Logger(label: "eventstore.sync", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -1,12 +1,6 @@
 public import EventStore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Opening stores for the tool: read-only for inspection, writable for changes, with one clear
 /// line when the path is missing, not a store, or damaged.
 public enum StoreAccess {
@@ -113,16 +107,18 @@ public enum StoreAccess {
     }
 }
 
-/// What `stat` says of a path.
+/// What the file system says of a path.
 private enum PathState {
     case missing, denied, directory, file
 
     init(_ path: String) {
-        var status = stat()
-        if stat(path, &status) == 0 {
-            self = (status.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            self = isDirectory.boolValue ? .directory : .file
         } else {
-            self = errno == EACCES ? .denied : .missing
+            // Not found either because it is missing or because a parent may not be searched.
+            // (`stat`'s struct is avoided: which C module defines it depends on import order.)
+            self = access(path, F_OK) != 0 && errno == EACCES ? .denied : .missing
         }
     }
 }

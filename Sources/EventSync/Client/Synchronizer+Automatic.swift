@@ -53,7 +53,10 @@ extension Synchronizer {
         let head = (try? store.head()) ?? 0
         let watcher = Task {
             do {
-                for try await _ in store.changes(after: head) {
+                for try await change in store.changes(after: head) {
+                    // Only at the newest event committed: a batch of 1,000 events, or a burst of
+                    // commits, refreshes the status and wakes the loop once, not per event.
+                    guard change.seq >= (try? store.head()) ?? 0 else { continue }
                     if (try? Synchronizer.pendingCount(store: store, key: key)) ?? 0 > 0 {
                         self.refreshPending()
                         wakeup.signal()

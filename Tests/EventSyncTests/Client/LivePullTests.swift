@@ -28,6 +28,24 @@ struct ServiceLivePullTests {
         }
     }
 
+    @Test func aServerBoundsLivePullsByItsOwnLimit() async throws {
+        let directory = TemporaryDirectory(prefix: "live-pull-limit")
+        defer { directory.remove() }
+        var configuration = SyncService.Configuration(dataDirectory: directory.appending("data"))
+        configuration.pullWaitLimit = .milliseconds(200)
+        let service = try SyncService(configuration: configuration)
+        defer { service.close() }
+        let store = try Store.open(at: directory.appending("client"))
+        defer { store.close() }
+        try await appendNotes(store, count: 1)
+        try await Synchronizer(store: store, transport: InProcessTransport(service: service, storeName: "notes")).sync()
+        let started = ContinuousClock.now
+        let page = try await service.pull(store: "notes", after: 1, wait: .seconds(25))
+        #expect(page.events.isEmpty && page.head == 1)
+        // Answered at the server's 200 ms bound, not after the 25 s asked for (generous bound).
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test func automaticSyncLearnsOfOtherReplicasThroughTheLivePull() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }

@@ -18,6 +18,16 @@ import GRDB
 /// `synchronous=FULL` (the WAL is flushed at each commit), `relaxed` with `NORMAL` (GRDB's WAL
 /// default: flushed at checkpoints only).
 struct SQLiteEngine: BenchEngine {
+    /// The event log's table and its index by item, as every SQLite store of the benchmark has it.
+    static let eventLogSQL = """
+        CREATE TABLE events(
+            seq INTEGER PRIMARY KEY, origin BLOB NOT NULL, origin_seq INTEGER NOT NULL,
+            stamp INTEGER NOT NULL, item TEXT NOT NULL, op INTEGER NOT NULL, payload BLOB NOT NULL,
+            UNIQUE(origin, origin_seq));
+        CREATE INDEX events_by_item ON events(item, seq);
+
+        """
+
     let context: BenchContext
 
     init(context: BenchContext) { self.context = context }
@@ -40,12 +50,7 @@ struct SQLiteEngine: BenchEngine {
         let pool = try open(path, mode: mode)
         try pool.write { db in
             try db.execute(
-                sql: """
-                    CREATE TABLE events(
-                        seq INTEGER PRIMARY KEY, origin BLOB NOT NULL, origin_seq INTEGER NOT NULL,
-                        stamp INTEGER NOT NULL, item TEXT NOT NULL, op INTEGER NOT NULL, payload BLOB NOT NULL,
-                        UNIQUE(origin, origin_seq));
-                    CREATE INDEX events_by_item ON events(item, seq);
+                sql: SQLiteEngine.eventLogSQL + """
                     CREATE TABLE items(
                         pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT, content TEXT, tags TEXT,
                         version INTEGER NOT NULL);

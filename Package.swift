@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "LMDB", targets: ["LMDB"]),
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventSync", targets: ["EventSync"]),
+        .library(name: "EventSyncService", targets: ["EventSyncService"]),
+        .library(name: "SyncPostgres", targets: ["SyncPostgres"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "evstore", targets: ["evstore"]),
     ],
@@ -31,7 +33,7 @@ let package = Package(
         .trait(name: "Sync", description: "The sync client: EventSync's HTTP transport (AsyncHTTPClient, SwiftNIO)."),
         .trait(
             name: "Server",
-            description: "The sync server and the evstore tool (Hummingbird, ServiceLifecycle, swift-crypto, ArgumentParser).",
+            description: "The sync server, its PostgreSQL backend and the evstore tool (Hummingbird, ServiceLifecycle, postgres-nio, swift-crypto, ArgumentParser).",
             enabledTraits: ["Sync"]),
         .default(enabledTraits: ["Sync", "Server"]),
     ],
@@ -43,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -67,9 +71,22 @@ let package = Package(
             ]
         ),
         .target(
+            name: "EventSyncService",
+            dependencies: ["EventStore", "EventSync", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "SyncPostgres",
+            dependencies: [
+                "EventStore", "EventSync", "EventSyncService", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
+            ]
+        ),
+        .target(
             name: "SyncServer",
             dependencies: [
-                "EventStore", "EventSync",
+                "EventStore", "EventSync", "EventSyncService",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
@@ -83,25 +100,28 @@ let package = Package(
         .target(
             name: "EvstoreKit",
             dependencies: [
-                "EventStore", "EventSync", "SyncServer", .product(name: "Logging", package: "swift-log"),
+                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "SyncServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
             ]
         ),
         .executableTarget(
             name: "evstore",
             dependencies: [
-                "EvstoreKit", "EventStore", "EventSync", "SyncServer",
+                "EvstoreKit", "EventStore", "EventSync", "EventSyncService", "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/evstore"
         ),
-        .executableTarget(name: "evstore-crash", dependencies: ["EventStore", "EventSync"], path: "Tools/evstore-crash"),
+        .executableTarget(
+            name: "evstore-crash", dependencies: ["EventStore", "EventSync", "EventSyncService"], path: "Tools/evstore-crash"),
         .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
         .target(
             name: "SyncTestSupport",
             dependencies: [
-                "EventStore", "SyncServer",
+                "EventStore", "EventSyncService", "SyncPostgres", "SyncServer",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
@@ -115,14 +135,22 @@ let package = Package(
         .testTarget(
             name: "EventSyncTests",
             dependencies: [
-                "EventSync", "SyncServer", "EventStoreTestSupport", "SyncTestSupport",
+                "EventSync", "EventSyncService", "SyncServer", "EventStoreTestSupport", "SyncTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SyncPostgresTests",
+            dependencies: [
+                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "EventStoreTestSupport", "SyncTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncServer", "EventSync", "EventStoreTestSupport", "SyncTestSupport",
+                "SyncServer", "EventSync", "EventSyncService", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
             ]
@@ -130,7 +158,8 @@ let package = Package(
         .testTarget(
             name: "ResilienceTests",
             dependencies: [
-                "EventStore", "EventSync", "SyncServer", "EventStoreTestSupport", "SyncTestSupport", "evstore-crash", "LMDB",
+                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "SyncServer", "EventStoreTestSupport",
+                "SyncTestSupport", "evstore", "evstore-crash", "LMDB",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
@@ -142,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "EvstoreTests",
             dependencies: [
-                "EvstoreKit", "EventStoreTestSupport", "evstore", "EventStore", "LMDB", "SyncServer",
+                "EvstoreKit", "EventStoreTestSupport", "evstore", "EventStore", "EventSyncService", "LMDB", "SyncServer",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

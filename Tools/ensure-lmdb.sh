@@ -7,21 +7,5 @@ if pkg-config --exists lmdb 2>/dev/null && command -v mdb_stat >/dev/null 2>&1; 
     exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "LMDB is missing: install liblmdb-dev (or lmdb) and lmdb-utils with your package manager." >&2
-    exit 1
-fi
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "installing liblmdb-dev needs root or sudo" >&2; exit 1; }
-    sudo="sudo"
-fi
-
-echo "Installing liblmdb-dev and lmdb-utils…" >&2
-export DEBIAN_FRONTEND=noninteractive
-if ! $sudo apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null 2>&1; then
-    $sudo apt-get update -qq >/dev/null
-    $sudo apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null
-fi
+"$(dirname "$0")/apt-install.sh" liblmdb-dev lmdb-utils pkg-config
 pkg-config --exists lmdb

@@ -164,7 +164,7 @@ extension SyncError {
     /// The sync error for a store error that names something wrong with an event — the same on a
     /// client and on a server: an invalid event or name, a stamp too far ahead, an id that names
     /// another event. `nil` for the other store errors, which each side maps by itself.
-    init?(refusedEvent error: EventStoreError) {
+    package init?(refusedEvent error: EventStoreError) {
         switch error.code {
         case .clockSkew: self.init(.clockSkew, error.message, cause: error)
         case .invalidName, .invalidEvent: self.init(.invalidEvent, error.message, cause: error)
@@ -174,3 +174,10 @@ extension SyncError {
     }
 }
 
+
+extension SyncError {
+    /// The same error with `prefix` before its message.
+    package func prefixed(_ prefix: String) -> SyncError {
+        SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
+    }
+}

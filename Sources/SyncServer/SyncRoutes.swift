@@ -1,5 +1,6 @@
 import EventStore
 import EventSync
+import EventSyncService
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,5 +1,6 @@
 public import EventStore
 public import EventSync
+public import EventSyncService
 import Hummingbird
 public import Logging
 import NIOCore
@@ -25,8 +26,10 @@ import Synchronization
 public final class SyncServer: Service, Sendable {
     /// How the server runs.
     public struct Configuration: Sendable {
-        /// The directory holding one store directory per store name (created when missing).
-        public var dataDirectory: String
+        /// Where the stores are: by default LMDB environments in a data directory
+        /// (``EventSyncService/SyncBackend/lmdb(dataDirectory:)``); the PostgreSQL backend
+        /// (`SyncPostgres`) lets several server processes serve the same stores.
+        public var backend: SyncBackend
         /// The address to listen on.
         public var host: String
         /// The port to listen on (`0`: any free port).
@@ -46,19 +49,25 @@ public final class SyncServer: Service, Sendable {
         /// Whether a push to a missing store creates it, when the token grants that store (by
         /// name or with `*`). Otherwise the push gets 404.
         public var createsStoresOnPush = true
-        /// The longest a live pull waits here (at most ``EventSync/SyncService/maxPullWait``,
-        /// 25 s, the most a client may ask for; see ``EventSync/SyncService/Configuration/pullWaitLimit``).
-        public var pullWaitLimit: Duration = SyncService.maxPullWait
+        /// The longest a live pull waits here (at most ``EventSync/SyncLimits/maxPullWait``,
+        /// 25 s, the most a client may ask for; see ``EventSyncService/SyncService/Configuration/pullWaitLimit``).
+        public var pullWaitLimit: Duration = SyncLimits.maxPullWait
         /// The logger (requests, store creation, epoch changes, shutdown); by default the task's
         /// current logger (`Logger.current`) when the configuration is made.
         public var logger = Logger.current
 
         /// Creates a configuration.
-        public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, tokens: TokenTable) {
-            self.dataDirectory = dataDirectory
+        public init(backend: SyncBackend, host: String = "127.0.0.1", port: Int = 8080, tokens: TokenTable) {
+            self.backend = backend
             self.host = host
             self.port = port
             self.tokens = tokens
+        }
+
+        /// Creates a configuration whose stores are LMDB environments under `dataDirectory`
+        /// (created when missing).
+        public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, tokens: TokenTable) {
+            self.init(backend: .lmdb(dataDirectory: dataDirectory), host: host, port: port, tokens: tokens)
         }
 
         /// Creates a configuration whose tokens come from a token file (see ``TokenTable``).
@@ -87,7 +96,7 @@ public final class SyncServer: Service, Sendable {
 
     /// The configuration of the sync service behind the HTTP routes.
     var serviceConfiguration: SyncService.Configuration {
-        var service = SyncService.Configuration(dataDirectory: configuration.dataDirectory)
+        var service = SyncService.Configuration(backend: configuration.backend)
         service.limits = configuration.limits
         service.storeConfiguration = configuration.storeConfiguration
         service.createsStoresOnPush = configuration.createsStoresOnPush
@@ -138,7 +147,7 @@ public final class SyncServer: Service, Sendable {
                 logger.notice(
                     "sync server listening",
                     metadata: [
-                        "host": "\(configuration.host)", "port": "\(port)", "data": "\(configuration.dataDirectory)",
+                        "host": "\(configuration.host)", "port": "\(port)", "backend": "\(configuration.backend)",
                         "tokens": "\(configuration.tokens.count)",
                     ])
                 didBind(port: port)

@@ -1,5 +1,6 @@
 import Crypto
-public import EventSync
+import EventSync
+public import EventSyncService
 
 extension TokenTable {
     /// The credential a token stands for: the first 128 bits of its SHA-256 digest as hex, so

@@ -1,4 +1,5 @@
 import EventSync
+import EventSyncService
 import Foundation
 
 /// Which bearer tokens may use which stores, usually read from a token file.

@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import EventSyncService
 import Foundation
 import Synchronization
 import Testing
@@ -229,7 +230,7 @@ struct SyncSimulationTests {
         /// The writes some store other than `excluded` holds (the server and every replica).
         func writesHeldElsewhere(excluding excluded: Int?) async throws -> Set<String> {
             var held: Set<String> = []
-            if service.storeNames().contains("shared") { held.formUnion(try writeKeys(try await service.store(named: "shared"))) }
+            if try await service.storeNames().contains("shared") { held.formUnion(try writeKeys(try await service.store(named: "shared"))) }
             for (index, store) in stores.enumerated() where index != excluded { held.formUnion(try writeKeys(store)) }
             return held
         }
@@ -358,9 +359,10 @@ struct SyncSimulationTests {
                 do {
                     report = try await synchronizer.sync()
                 } catch {
+                    let stores = (try? await service.storeNames()) ?? []
                     throw SyncError(
                         .local, "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
-                            + "server stores \(service.storeNames()), restores \(outcome.restores)) failed: \(error)")
+                            + "server stores \(stores), restores \(outcome.restores)) failed: \(error)")
                 }
                 outcome.replicaChanges += report.replicaChanges.count
                 outcome.relaysRefused += report.relaysRefused
@@ -375,7 +377,8 @@ struct SyncSimulationTests {
                 + "client restores \(outcome.clientRestores), copies \(outcome.copies)")
         }
 
-        if expected.isEmpty && !service.storeNames().contains("shared") {
+        let serverStores = try await service.storeNames()
+        if expected.isEmpty && !serverStores.contains("shared") {
             // Nobody wrote anything, so no store was ever created on the server.
             for store in stores { #expect(try allEvents(of: store).isEmpty) }
             service.close()

@@ -17,11 +17,21 @@ extension EvstoreCommand {
                 port). Prints the address it listens on (useful with --port 0), logs to standard \
                 error, and stops gracefully on SIGINT or SIGTERM.
 
-                Example:
+                The stores live either in a data directory (--data, one LMDB store per \
+                subdirectory, one server process) or in a PostgreSQL database that several server \
+                processes share (--postgres URL); give exactly one.
+
+                Examples:
                   evstore serve --data ./server-data --port 8080 --tokens tokens.txt
+                  evstore serve --postgres postgres://evstore@db:5432/evstore --port 8080 --tokens tokens.txt
                 """)
 
-        @Option(help: "The data directory (one store per subdirectory).") var data: String
+        @Option(help: "The data directory (one store per subdirectory).") var data: String?
+        @Option(
+            help: ArgumentHelp(
+                "A PostgreSQL database shared by several servers: postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…].",
+                valueName: "url"))
+        var postgres: String?
         @Option(help: "The address to listen on.") var host = "127.0.0.1"
         @Option(help: "The port, 1–65535 (0: any free port).") var port = 8080
         @Option(help: "The tokens file (it must grant at least one store).") var tokens: String
@@ -36,7 +46,7 @@ extension EvstoreCommand {
         func run() async throws {
             try await runTool {
                 var configuration = try ServerSetup.configuration(
-                    dataDirectory: data, host: host, port: port, tokensFile: tokens)
+                    dataDirectory: data, postgres: postgres, host: host, port: port, tokensFile: tokens)
                 configuration.pullWaitLimit = .seconds(pullWaitLimit)
                 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
                 configuration.logger = Logger(label: "evstore.server")
@@ -44,7 +54,7 @@ extension EvstoreCommand {
                 let running = Task { try await server.runService() }
                 do {
                     let port = try await server.waitUntilRunning()
-                    print("listening on http://\(host):\(port)  (data \(data); stop with Ctrl-C)")
+                    print("listening on http://\(host):\(port)  (stores \(configuration.backend); stop with Ctrl-C)")
                     fflush(nil)
                 } catch {
                     try await running.value

@@ -34,7 +34,12 @@ struct HybridLogicalClock: Sendable {
 
     /// Checks that a received stamp is not too far ahead of physical time.
     func validate(_ remote: HLCTimestamp) throws {
-        let now = physicalTime()
+        try HybridLogicalClock.checkSkew(remote, now: physicalTime(), maxSkewMilliseconds: maxSkewMilliseconds)
+    }
+
+    /// Throws ``EventStoreError/Code/clockSkew`` when `remote` is more than `maxSkewMilliseconds`
+    /// ahead of `now`.
+    static func checkSkew(_ remote: HLCTimestamp, now: UInt64, maxSkewMilliseconds: UInt64) throws {
         if remote.physical > now &+ maxSkewMilliseconds {
             throw EventStoreError(
                 .clockSkew,

@@ -68,6 +68,11 @@ public final class StoreWriter: StoreReader {
         return try ingestAll(checked: try events.map { try CheckedEvent($0, limit: limit) })
     }
 
+    /// Ingests one event already checked (see ``CheckedEvent``), as ``ingest(_:)`` does.
+    package func ingest(checked event: CheckedEvent) throws -> IngestOutcome {
+        try session.ingest(event, in: writeTransaction)
+    }
+
     /// Ingests events already checked (see ``CheckedEvent``), each encoded once, when it was
     /// checked.
     package func ingestAll(checked events: [CheckedEvent]) throws -> Store.IngestResult {

@@ -126,11 +126,7 @@ final class WriteSession {
             throw EventStoreError(
                 .corrupt, "event id \(checked.event.id) names seq \(seq), which the log does not hold")
         }
-        guard held != checked.encoded else { return }
-        throw EventStoreError.conflict(
-            EventIDConflict(
-                id: checked.event.id, held: EventDigest(canonicalBytes: held),
-                received: EventDigest(canonicalBytes: checked.encoded)))
+        try checked.checkSameContent(as: held)
     }
 
     /// Saves the clock and the origin sequence (each only when it moved) and the projection

@@ -63,7 +63,7 @@ public final class Synchronizer: Sendable {
         /// and ``Synchronizer/requestSync()``).
         public var pollInterval: Duration? = .seconds(30)
         /// Automatic mode: how long each live pull waits on the server for other replicas'
-        /// changes (at most ``SyncService/maxPullWait``). While automatic sync runs, one pull at
+        /// changes (at most ``SyncLimits/maxPullWait``). While automatic sync runs, one pull at
         /// a time waits on the server; when events arrive there, a sync runs at once, so a change
         /// pushed by one replica reaches the others within moments instead of at the next poll.
         /// Used only with transports that wait (``SyncTransport/supportsLivePull``); `nil`: poll

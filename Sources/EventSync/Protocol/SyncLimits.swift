@@ -18,6 +18,11 @@ public struct SyncLimits: Sendable, Hashable {
     /// least one event).
     public var maxPageBytes: Int = 4 << 20
 
+    /// The longest a live pull may ask to wait (`wait`, in seconds): below an HTTP server's
+    /// usual idle timeout (30 s), so that a waiting connection is never taken for an idle one. A
+    /// server may wait less (its own limit); it never waits longer.
+    public static let maxPullWait: Duration = .seconds(25)
+
     /// Creates the default limits.
     public init() {}
 }

@@ -180,7 +180,7 @@ extension PullPage {
     }
 
     /// The JSON body of a page whose events are already encoded (comma-separated).
-    static func jsonBytes(
+    package static func jsonBytes(
         eventsJSON: [UInt8], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum
     ) -> [UInt8] {
         var out = JSONOut()

@@ -73,11 +73,11 @@ public struct HTTPTransport: SyncTransport {
     /// `true`: pulls can wait on the server.
     public var supportsLivePull: Bool { true }
 
-    /// A live pull (`wait=SECONDS`, whole seconds, at most ``SyncService/maxPullWait``); the
+    /// A live pull (`wait=SECONDS`, whole seconds, at most ``SyncLimits/maxPullWait``); the
     /// request's deadline is the wait plus ``timeout``.
     public func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage {
         var items = [("after", String(after)), ("limit", String(limit))]
-        let seconds = min(max(wait.components.seconds, 0), SyncService.maxPullWait.components.seconds)
+        let seconds = min(max(wait.components.seconds, 0), SyncLimits.maxPullWait.components.seconds)
         if seconds > 0 { items.append(("wait", String(seconds))) }
         let url = storeURL + "/events" + query(check: check, items)
         return try PullPage(json: try await send(.GET, url, timeout: timeout + .seconds(seconds)))

@@ -2,8 +2,8 @@ public import EventStore
 
 /// How a ``Synchronizer`` reaches a sync server: the three operations of protocol v1.
 ///
-/// ``HTTPTransport`` speaks HTTP/JSON to a remote server; ``InProcessTransport`` calls a
-/// ``SyncService`` in the same process (tests, peer-to-peer). Both have the same semantics:
+/// ``HTTPTransport`` speaks HTTP/JSON to a remote server; `InProcessTransport` (module
+/// `EventSyncService`) calls a sync service in the same process (tests, peer-to-peer). Both have the same semantics:
 /// errors are ``SyncError``s with the protocol's codes.
 ///
 /// A custom transport (say, one that fails on purpose in tests) wraps another:
@@ -41,7 +41,7 @@ public protocol SyncTransport: Sendable {
     func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage
 
     /// A live pull: like ``pull(after:limit:check:)``, but when the server log has nothing
-    /// after `after`, the server waits up to `wait` (at most ``SyncService/maxPullWait``) for
+    /// after `after`, the server waits up to `wait` (at most ``SyncLimits/maxPullWait``) for
     /// an event before answering. Automatic sync uses it to learn of other replicas' changes
     /// within moments (see ``Synchronizer/Configuration/livePullWait``).
     ///

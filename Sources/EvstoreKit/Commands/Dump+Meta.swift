@@ -1,5 +1,6 @@
 public import EventStore
 import EventSync
+import EventSyncService
 import Foundation
 
 /// One entry of `evstore dump --meta`: a metadata or projection-state key, decoded.

@@ -1,5 +1,7 @@
 public import SyncServer
 import EventStore
+public import EventSyncService
+import SyncPostgres
 
 /// `evstore serve`: the sync server's configuration from the command line, checked before the
 /// server starts, so that a mistake stops it with a message instead of starting a server that
@@ -7,7 +9,7 @@ import EventStore
 ///
 /// ```swift
 /// let configuration = try ServerSetup.configuration(
-///     dataDirectory: "./server-data", host: "127.0.0.1", port: 8080, tokensFile: "tokens.txt")
+///     dataDirectory: "./server-data", postgres: nil, host: "127.0.0.1", port: 8080, tokensFile: "tokens.txt")
 /// ```
 public enum ServerSetup {
     /// The ports `--port` accepts: 1…65535, and 0 for any free port.
@@ -23,18 +25,21 @@ public enum ServerSetup {
     /// Reads the tokens file and makes the server's configuration.
     ///
     /// - Parameters:
-    ///   - dataDirectory: The directory holding one store per subdirectory.
+    ///   - dataDirectory: The directory holding one store per subdirectory (the LMDB backend).
+    ///   - postgres: A PostgreSQL URL (the PostgreSQL backend); exactly one of the two is given.
     ///   - host: The address to listen on.
     ///   - port: The port, in ``validPorts``.
     ///   - tokensFile: The tokens file (see ``SyncServer/TokenTable``).
     /// - Returns: The configuration to run a ``SyncServer/SyncServer`` with.
     /// - Throws: ``ToolError``: exit status 1 when the tokens file cannot be read or parsed; a
-    ///   usage error (exit status 64) for a port outside ``validPorts`` or a tokens file that
-    ///   grants nothing (only comments and blank lines), since no client could use that server.
-    public static func configuration(dataDirectory: String, host: String, port: Int, tokensFile: String) throws
-        -> SyncServer.Configuration
-    {
+    ///   usage error (exit status 64) for a port outside ``validPorts``, a tokens file that
+    ///   grants nothing (only comments and blank lines), since no client could use that server,
+    ///   both or neither of `dataDirectory` and `postgres`, or a PostgreSQL URL that cannot be used.
+    public static func configuration(
+        dataDirectory: String?, postgres: String?, host: String, port: Int, tokensFile: String
+    ) throws -> SyncServer.Configuration {
         if let problem = portProblem(port) { throw ToolError.usage(problem) }
+        let backend = try backend(dataDirectory: dataDirectory, postgres: postgres)
         let tokens: TokenTable
         do {
             tokens = try TokenTable(contentsOfFile: tokensFile)
@@ -46,9 +51,29 @@ public enum ServerSetup {
                 "the tokens file \(tokensFile) grants no store to any token, so no client could use the server: "
                     + "add a line `TOKEN STORE…` (or `TOKEN *` for every store)")
         }
-        var configuration = SyncServer.Configuration(dataDirectory: dataDirectory, host: host, port: port, tokens: tokens)
+        var configuration = SyncServer.Configuration(backend: backend, host: host, port: port, tokens: tokens)
         // Serve each store with the search configuration it records.
         configuration.storeConfiguration.searchChange = .useStored
         return configuration
+    }
+
+    /// The backend that `--data` or `--postgres` names.
+    ///
+    /// - Throws: A usage error for both, neither, or an unusable PostgreSQL URL.
+    public static func backend(dataDirectory: String?, postgres: String?) throws -> SyncBackend {
+        switch (dataDirectory, postgres) {
+        case (let directory?, nil):
+            return .lmdb(dataDirectory: directory)
+        case (nil, let url?):
+            do {
+                return .postgres(try PostgresBackend(url: url))
+            } catch {
+                throw ToolError.usage("--postgres: \(error)")
+            }
+        case (.some, .some):
+            throw ToolError.usage("give either --data DIR (stores on this machine) or --postgres URL, not both")
+        case (nil, nil):
+            throw ToolError.usage("give --data DIR (stores on this machine) or --postgres URL (a shared PostgreSQL database)")
+        }
     }
 }

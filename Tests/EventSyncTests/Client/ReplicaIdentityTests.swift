@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import EventSyncService
 import Foundation
 import Testing
 

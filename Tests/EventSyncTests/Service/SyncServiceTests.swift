@@ -1,13 +1,17 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import EventSyncService
+import SyncTestSupport
 import Testing
 
+/// The service's rules, on every backend.
 struct SyncServiceTests {
     // MARK: Idempotency
 
-    @Test func theSameBatchPushedTwiceAppendsOnce() async throws {
-        let cluster = try SyncCluster()
+    @Test(arguments: TestBackend.all)
+    func theSameBatchPushedTwiceAppendsOnce(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
         defer { cluster.close() }
         let client = try cluster.addReplica()
         try await appendNotes(client, count: 50)
@@ -31,13 +35,13 @@ struct SyncServiceTests {
             #expect(second.highWater == 50)
             #expect(first.digest == second.digest)
         }
-        let server = try await cluster.serverStore()
-        #expect(try server.head() == 50)
-        #expect(try eventIDs(of: server) == events.map(\.id))
+        #expect(try await cluster.serverEvents().map(\.id) == events.map(\.id))
+        #expect(try await cluster.service.info(store: cluster.storeName).head == 50)
     }
 
-    @Test func anInvalidEventRejectsTheWholeBatch() async throws {
-        let cluster = try SyncCluster()
+    @Test(arguments: TestBackend.all)
+    func anInvalidEventRejectsTheWholeBatch(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
         defer { cluster.close() }
         let client = try cluster.addReplica()
         try await appendNotes(client, count: 5)
@@ -60,14 +64,15 @@ struct SyncServiceTests {
             #expect(error.code == .clockSkew)
             #expect(error.message.contains("events[4]"))
         }
-        #expect(try await cluster.serverStore().head() == 1)
+        #expect(try await cluster.service.info(store: cluster.storeName).head == 1)
     }
 
-    @Test func limitsAreEnforced() async throws {
+    @Test(arguments: TestBackend.all)
+    func limitsAreEnforced(backend: TestBackend) async throws {
         var limits = SyncLimits()
         limits.maxPushEvents = 10
         limits.maxPageEvents = 7
-        let cluster = try SyncCluster(limits: limits)
+        let cluster = try await SyncCluster.make(backend, limits: limits)
         defer { cluster.close() }
         let client = try cluster.addReplica()
         try await appendNotes(client, count: 11)
@@ -88,8 +93,9 @@ struct SyncServiceTests {
         #expect(json == page)
     }
 
-    @Test func storesAreNamedSafelyAndFoundOrCreated() async throws {
-        let cluster = try SyncCluster()
+    @Test(arguments: TestBackend.all)
+    func storesAreNamedSafelyAndFoundOrCreated(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
         defer { cluster.close() }
         for name in ["..", "../x", "a/b", "", ".hidden", String(repeating: "a", count: 65), "a b"] {
             #expect(!StoreName.isValid(name))
@@ -102,7 +108,7 @@ struct SyncServiceTests {
         let event = try #require(try client.read { try $0.event(at: 1) })
         _ = try await cluster.service.push(store: "created", PushRequest(replica: client.replicaID, events: [event]))
         #expect(try await cluster.service.info(store: "created").head == 1)
-        #expect(cluster.service.storeNames().contains("created"))
+        #expect(try await cluster.service.storeNames().contains("created"))
     }
 
     // MARK: Peer to peer

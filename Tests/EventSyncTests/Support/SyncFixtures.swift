@@ -1,7 +1,9 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import EventSyncService
 import Foundation
+import SyncTestSupport
 import Synchronization
 import Testing
 
@@ -15,17 +17,30 @@ final class SyncCluster: @unchecked Sendable {
     private(set) var replicas: [Store] = []
     private(set) var clocks: [ManualClock] = []
     let limits: SyncLimits
+    /// Where the server keeps its stores.
+    let backend: SyncBackend
 
     var serverPath: String { directory.appending("server") }
 
-    init(start: UInt64 = 1_800_000_000_000, serverSkew: Int64 = 0, limits: SyncLimits = SyncLimits()) throws {
+    /// A cluster whose server keeps its stores in LMDB under ``serverPath``, or on `backend`.
+    init(
+        start: UInt64 = 1_800_000_000_000, serverSkew: Int64 = 0, limits: SyncLimits = SyncLimits(),
+        backend: SyncBackend? = nil
+    ) throws {
         serverClock = ManualClock(start: UInt64(Int64(start) + serverSkew))
         self.limits = limits
-        service = try SyncCluster.makeService(path: directory.appending("server"), clock: serverClock, limits: limits)
+        self.backend = backend ?? .lmdb(dataDirectory: directory.appending("server"))
+        service = try SyncCluster.makeService(backend: self.backend, clock: serverClock, limits: limits)
     }
 
-    static func makeService(path: String, clock: ManualClock, limits: SyncLimits) throws -> SyncService {
-        var configuration = SyncService.Configuration(dataDirectory: path)
+    /// A cluster whose server runs on a backend of `kind`.
+    static func make(_ kind: TestBackend, limits: SyncLimits = SyncLimits()) async throws -> SyncCluster {
+        guard kind != .lmdb else { return try SyncCluster(limits: limits) }
+        return try SyncCluster(limits: limits, backend: try await kind.make(dataDirectory: ""))
+    }
+
+    static func makeService(backend: SyncBackend, clock: ManualClock, limits: SyncLimits) throws -> SyncService {
+        var configuration = SyncService.Configuration(backend: backend)
         configuration.storeConfiguration.durability = .bulk
         configuration.storeConfiguration.physicalClock = clock.function
         configuration.limits = limits
@@ -97,11 +112,24 @@ final class SyncCluster: @unchecked Sendable {
     }
 
     func restartServer() throws {
-        service = try SyncCluster.makeService(path: serverPath, clock: serverClock, limits: limits)
+        service = try SyncCluster.makeService(backend: backend, clock: serverClock, limits: limits)
     }
 
+    /// The server's store (LMDB backend only).
     func serverStore() async throws -> Store {
         try await service.store(named: storeName)
+    }
+
+    /// The server's log, in server order, read through pulls (any backend).
+    func serverEvents() async throws -> [Event] {
+        var events: [Event] = []
+        var after: UInt64 = 0
+        while true {
+            let page = try await service.pull(store: storeName, after: after, limit: 1000)
+            events += page.events
+            guard page.next < page.head else { return events }
+            after = page.next
+        }
     }
 
     func close() {

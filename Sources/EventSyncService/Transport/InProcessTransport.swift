@@ -1,4 +1,5 @@
 public import EventStore
+public import EventSync
 
 /// A transport that calls a ``SyncService`` in the same process: no sockets, the same protocol
 /// semantics (validation, limits, idempotency, epochs, checksums).
@@ -32,8 +33,8 @@ public struct InProcessTransport: SyncTransport {
         self.credential = credential
     }
 
-    /// `local:<data directory>/<store>`.
-    public var remoteIdentifier: String { "local:\(service.configuration.dataDirectory)/\(storeName)" }
+    /// The backend and the store: `local:<data directory>/<store>` for the LMDB backend.
+    public var remoteIdentifier: String { "\(service.configuration.backend)/\(storeName)" }
 
     /// Calls ``SyncService/info(store:check:replica:)``.
     public func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
@@ -65,7 +66,7 @@ public struct InProcessTransport: SyncTransport {
 
     /// A live pull, waiting in the service (see ``SyncService/pull(store:after:limit:check:wait:)``).
     public func pull(after: UInt64, limit: Int, check: ContinuityCheck?, wait: Duration) async throws -> PullPage {
-        let wait = min(max(wait, .zero), SyncService.maxPullWait)
+        let wait = min(max(wait, .zero), SyncLimits.maxPullWait)
         if encodesJSON {
             let body = try await service.pullJSON(
                 storeName, after: after, limit: limit, check: check, wait: wait, logger: service.configuration.logger)

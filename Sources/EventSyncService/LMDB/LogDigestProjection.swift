@@ -1,4 +1,5 @@
 import EventStore
+import EventSync
 
 /// Keeps the ``LogDigest`` at every seq of a served store's log, in the same transaction as the
 /// events (so a page, a push answer and a continuity check always agree with the log).
@@ -23,15 +24,4 @@ struct LogDigestProjection: Projection {
         let digest = previous.appending(change.event)
         try context.setValue(bigEndian(digest.rawValue), forKey: bigEndian(seq), in: LogDigestProjection.database)
     }
-}
-
-/// Eight bytes, big-endian.
-func bigEndian(_ value: UInt64) -> [UInt8] {
-    withUnsafeBytes(of: value.bigEndian, Array.init)
-}
-
-/// The value of eight big-endian bytes (0 for another length).
-func decodeBigEndian(_ bytes: [UInt8]) -> UInt64 {
-    guard bytes.count == 8 else { return 0 }
-    return bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
 }

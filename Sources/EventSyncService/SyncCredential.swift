@@ -1,3 +1,5 @@
+import EventSync
+
 /// Who is calling a ``SyncService``: the identity that owns the replica ids it pushes under.
 ///
 /// The first credential that pushes events under a replica id owns that id on the store; a push

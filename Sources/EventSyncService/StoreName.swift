@@ -1,3 +1,5 @@
+import EventSync
+
 /// The rule for store names on a sync server: 1–64 bytes of ASCII letters, digits, `-`, `_` and
 /// `.`, starting with a letter or a digit. Names map to directories under the data directory,
 /// so the rule also keeps them from escaping it (no `/`, no `..`).

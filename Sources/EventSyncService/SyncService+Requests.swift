@@ -1,4 +1,5 @@
 public import EventStore
+public import EventSync
 package import Logging
 
 extension SyncService {
@@ -23,16 +24,8 @@ extension SyncService {
         -> RemoteInfo
     {
         do {
-            let served = try await served(name, create: false)
-            try await verifyContinuity(check, of: served, name: name, logger: logger)
-            let limits = configuration.limits
-            return try served.store.read { reader in
-                let head = try reader.head()
-                return RemoteInfo(
-                    store: name, head: head, epoch: try SyncService.currentEpoch(in: reader),
-                    digest: try SyncService.digest(at: head, in: reader, chained: served.chained) ?? .empty,
-                    limits: limits, replicaHighWater: try replica.map { try SyncService.highWater(of: $0, in: reader) })
-            }
+            try StoreName.validate(name)
+            return try await storage.info(name, check: check, replica: replica, logger: logger)
         } catch {
             throw SyncService.syncError(error)
         }
@@ -80,51 +73,19 @@ extension SyncService {
                 .payloadTooLarge, "push of \(request.events.count) events (limit \(limits.maxPushEvents) per push)")
         }
         try SyncService.checkOrigins(request, credential: credential)
-        let result: (response: PushResponse, rotated: String?)
+        let result: PushOutcome
         do {
-            let served = try await served(name, create: configuration.createsStoresOnPush)
-            let chained = served.chained
-            let events = request.events
-            let replica = request.replica
-            result = try await served.store.write { writer in
-                var rotated: String?
-                if try SyncService.continuityBroken(check, in: writer, chained: chained) {
-                    rotated = try SyncService.rotateEpoch(writer)
-                }
-                try SyncService.claim(request, credential: credential, in: writer)
-                var accepted = 0
-                var duplicates = 0
-                var highWaters: [ReplicaID: UInt64] = [:]
-                for (index, event) in events.enumerated() {
-                    do {
-                        switch try writer.ingest(event) {
-                        case .appended:
-                            accepted += 1
-                            highWaters[event.id.origin] = max(highWaters[event.id.origin] ?? 0, event.id.sequence)
-                        case .duplicate:
-                            duplicates += 1
-                        }
-                    } catch {
-                        throw SyncService.syncError(error).prefixed("events[\(index)] (id \(event.id)): ")
-                    }
-                }
-                for (origin, sequence) in highWaters {
-                    let key = SyncService.originKeyPrefix + origin.description
-                    let stored = try writer.metadata(forKey: key).map(decodeBigEndian) ?? 0
-                    if sequence > stored { try writer.setMetadata(bigEndian(sequence), forKey: key) }
-                }
-                let head = try writer.head()
-                let response = PushResponse(
-                    accepted: accepted, duplicates: duplicates, head: head,
-                    digest: try SyncService.digest(at: head, in: writer, chained: chained) ?? .empty,
-                    epoch: try SyncService.currentEpoch(in: writer), replica: replica,
-                    highWater: try SyncService.highWater(of: replica, in: writer))
-                return (response, rotated)
-            }
+            try StoreName.validate(name)
+            let push = CheckedPush(
+                request: request, events: try SyncService.check(request.events, limit: configuration.storeConfiguration.maxEventBytes),
+                check: check, credential: credential,
+                maxClockSkewMilliseconds: configuration.storeConfiguration.maxClockSkewMilliseconds,
+                serverTime: configuration.storeConfiguration.physicalClock())
+            result = try await storage.push(name, push, create: configuration.createsStoresOnPush, logger: logger)
         } catch {
             throw SyncService.syncError(error)
         }
-        if let rotated = result.rotated, let check {
+        if let rotated = result.rotatedEpoch, let check {
             SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
         }
         logger.debug(
@@ -160,17 +121,6 @@ extension SyncService {
             checksum: page.checksum)
     }
 
-    struct EncodedPage: Sendable {
-        var events: [Event]
-        var eventsJSON: [UInt8]
-        var count: Int
-        var next: UInt64
-        var head: UInt64
-        var epoch: String
-        var digest: LogDigest
-        var checksum: PageChecksum
-    }
-
     func readPage(
         _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, wait: Duration = .zero, keepEvents: Bool,
         logger: Logger
@@ -178,44 +128,30 @@ extension SyncService {
         let limits = configuration.limits
         let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
         guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
-        guard wait >= .zero, wait <= SyncService.maxPullWait else {
-            throw SyncError(.invalidRequest, "wait must be between 0 and \(SyncService.maxPullWait.components.seconds) seconds")
+        guard wait >= .zero, wait <= SyncLimits.maxPullWait else {
+            throw SyncError(.invalidRequest, "wait must be between 0 and \(SyncLimits.maxPullWait.components.seconds) seconds")
         }
+        let request = PageRequest(
+            after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: check,
+            wait: min(wait, configuration.pullWaitLimit), keepsEvents: keepEvents)
         do {
-            let served = try await served(name, create: false)
-            try await verifyContinuity(check, of: served, name: name, logger: logger)
-            let wait = min(wait, configuration.pullWaitLimit)
-            if wait > .zero { await SyncService.waitForEvents(in: served.store, after: after, upTo: wait) }
-            return try served.store.read { reader in
-                let head = try reader.head()
-                var page = EncodedPage(
-                    events: [], eventsJSON: [], count: 0, next: after, head: head,
-                    epoch: try SyncService.currentEpoch(in: reader), digest: .empty, checksum: PageChecksum(rawValue: 0))
-                var hash = FNV1a()
-                var buffer: [UInt8] = []
-                if after < head {
-                    try reader.forEachEvent(from: after + 1) { event in
-                        buffer.removeAll(keepingCapacity: true)
-                        event.writeJSON(into: &buffer)
-                        if page.count > 0 {
-                            if page.eventsJSON.count + buffer.count + 1 > limits.maxPageBytes { return false }
-                            page.eventsJSON.append(UInt8(ascii: ","))
-                        }
-                        page.eventsJSON.append(contentsOf: buffer)
-                        hash.combine(bytes: buffer)
-                        hash.combine(byte: 0x0A)
-                        if keepEvents { page.events.append(event) }
-                        page.count += 1
-                        page.next = event.seq
-                        return page.count < wanted
-                    }
-                }
-                page.checksum = PageChecksum(rawValue: hash.state)
-                page.digest = try SyncService.digest(at: page.next, in: reader, chained: served.chained) ?? .empty
-                return page
-            }
+            try StoreName.validate(name)
+            return try await storage.page(name, request, logger: logger)
         } catch {
             throw SyncService.syncError(error)
+        }
+    }
+
+    /// Checks every event of a push (names, fields, size), encoding each once.
+    ///
+    /// - Throws: ``EventSync/SyncError`` naming the first invalid event.
+    private static func check(_ events: [Event], limit: Int) throws -> [CheckedEvent] {
+        try events.enumerated().map { index, event in
+            do {
+                return try CheckedEvent(event, limit: limit)
+            } catch {
+                throw SyncService.syncError(error).prefixed("events[\(index)] (id \(event.id)): ")
+            }
         }
     }
 

@@ -1,10 +1,6 @@
 import EventStore
 
-extension SyncService {
-    /// The longest a live pull waits for new events: below the HTTP server's idle timeout
-    /// (30 s by default), so that a waiting connection is never taken for an idle one.
-    public static let maxPullWait: Duration = .seconds(25)
-
+extension LMDBSyncStorage {
     /// Waits until `store` holds an event after `after`, at most `timeout`: returns at once when
     /// it already does, and early when the task is cancelled (a server shutting down answers its
     /// waiting pulls with what it has) or the store closes.

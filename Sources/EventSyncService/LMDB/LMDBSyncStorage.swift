@@ -1,0 +1,214 @@
+import EventStore
+import EventSync
+import Foundation
+import Logging
+import Synchronization
+
+/// The embedded backend: each store is an ``EventStore/Store`` in its own directory under the
+/// data directory, opened on first use and kept open; pushes are appended to its log with its
+/// own seqs (one writer per store, so seqs are dense and in commit order), and its items and
+/// search index are maintained, so every `evstore` command works on it.
+final class LMDBSyncStorage: SyncStorage {
+    struct ServedStore: Sendable {
+        let store: Store
+        /// Whether the service opened the store (and closes it).
+        let owned: Bool
+        /// Whether the store keeps the log-digest chain (otherwise digests cover one event).
+        let chained: Bool
+
+        init(store: Store, owned: Bool) {
+            self.store = store
+            self.owned = owned
+            self.chained = store.configuration.projections.contains { $0.name == LogDigestProjection.projectionName }
+        }
+    }
+
+    private struct State {
+        var stores: [String: ServedStore] = [:]
+        var closed = false
+    }
+
+    let dataDirectory: String
+    private let configuration: SyncService.Configuration
+    private let state = Mutex(State())
+    /// Held while a store is opened (or a failed creation cleaned up), so that no open of the
+    /// same store runs while the files of a failed creation are removed.
+    private let opening = Mutex(())
+
+    /// Creates the storage; creates the data directory when missing.
+    ///
+    /// - Throws: ``EventSync/SyncError`` when the data directory cannot be created.
+    init(dataDirectory: String, configuration: SyncService.Configuration) throws {
+        self.dataDirectory = dataDirectory
+        self.configuration = configuration
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError(.internalError, "cannot create data directory \(dataDirectory)", cause: error)
+        }
+    }
+
+    // MARK: Stores
+
+    /// Serves a store this process already opened (see ``SyncService/serve(_:as:)``).
+    func serve(_ store: Store, as name: String) async throws {
+        try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
+        try state.withLock { state in
+            guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
+            state.stores[name] = ServedStore(store: store, owned: false)
+        }
+    }
+
+    /// The store `name`, opened on first use (created when `create` is set and it is missing).
+    func served(_ name: String, create: Bool) async throws -> ServedStore {
+        let existing = try state.withLock { state -> ServedStore? in
+            guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
+            return state.stores[name]
+        }
+        if let existing { return existing }
+        let path = storePath(name)
+        let exists = FileManager.default.fileExists(atPath: path + "/data.mdb")
+        guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+        var storeConfiguration = configuration.storeConfiguration
+        storeConfiguration.readOnly = false
+        if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {
+            storeConfiguration.projections.append(LogDigestProjection())
+        }
+        let store = try opening.withLock { _ in
+            try LMDBSyncStorage.open(name, at: path, creating: !exists, storeConfiguration)
+        }
+        if !exists { configuration.logger.notice("store created", metadata: ["store": "\(name)", "path": "\(path)"]) }
+        try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
+        let served = ServedStore(store: store, owned: true)
+        return try state.withLock { state in
+            guard !state.closed else {
+                store.close()
+                throw SyncError(.unavailable, "the sync service is closed")
+            }
+            if let raced = state.stores[name] { return raced }
+            state.stores[name] = served
+            return served
+        }
+    }
+
+    /// Opens the store `name`; when that fails while creating it, removes what the attempt left,
+    /// so that a later push creates the store afresh and no other request takes it for a store.
+    private static func open(
+        _ name: String, at path: String, creating: Bool, _ configuration: Store.Configuration
+    ) throws -> Store {
+        do {
+            return try Store.open(at: path, configuration: configuration)
+        } catch {
+            if creating {
+                let files = FileManager.default
+                for file in ["data.mdb", "lock.mdb"] { try? files.removeItem(atPath: path + "/" + file) }
+                if (try? files.contentsOfDirectory(atPath: path))?.isEmpty == true {
+                    try? files.removeItem(atPath: path)
+                }
+            }
+            if let error = error as? EventStoreError, error.code == .diskFull {
+                throw SyncError(
+                    .insufficientStorage,
+                    "cannot \(creating ? "create" : "open") store \(name.debugDescription): the server's disk is full",
+                    cause: error)
+            }
+            throw SyncError(.internalError, "cannot open store \(name.debugDescription)", cause: error)
+        }
+    }
+
+    /// The directory of the store `name`.
+    func storePath(_ name: String) -> String {
+        (dataDirectory as NSString).appendingPathComponent(name)
+    }
+
+    func storeNames() async throws -> [String] {
+        let files = FileManager.default
+        let entries = (try? files.contentsOfDirectory(atPath: dataDirectory)) ?? []
+        var names = Set(entries.filter { StoreName.isValid($0) && files.fileExists(atPath: storePath($0) + "/data.mdb") })
+        names.formUnion(state.withLock { Array($0.stores.keys) })
+        return names.sorted()
+    }
+
+    func close() {
+        let owned = state.withLock { state -> [Store] in
+            state.closed = true
+            defer { state.stores.removeAll() }
+            return state.stores.values.filter(\.owned).map(\.store)
+        }
+        for store in owned { store.close() }
+    }
+
+    // MARK: Epochs
+
+    static func ensureEpoch(_ store: Store, logger: Logger, name: String) async throws {
+        if try store.read({ try StoreLedger.epoch(in: $0) }) != nil { return }
+        let created = try await store.write { writer -> String? in
+            guard try StoreLedger.epoch(in: writer) == nil else { return nil }
+            let epoch = ReplicaID.random().description
+            try writer.setMetadata(Array(epoch.utf8), forKey: SyncService.epochKey)
+            return epoch
+        }
+        if let created { logger.info("epoch created", metadata: ["store": "\(name)", "epoch": "\(created)"]) }
+    }
+
+    /// Starts a new epoch when `check` proves the log was rewound (read first, then a write
+    /// that rotates only if the epoch is still the one checked).
+    private func verifyContinuity(_ check: ContinuityCheck?, of served: ServedStore, name: String, logger: Logger)
+        async throws
+    {
+        guard let check else { return }
+        let chained = served.chained
+        let broken = try served.store.read { try StoreLedger(reader: $0, chained: chained).continuityBroken(check) }
+        guard broken else { return }
+        let rotated = try await served.store.write { writer -> String? in
+            var ledger = StoreWriterLedger(writer: writer, chained: chained)
+            guard try ledger.continuityBroken(check) else { return nil }
+            let epoch = ReplicaID.random().description
+            try ledger.setEpoch(epoch)
+            return epoch
+        }
+        if let rotated { SyncService.logRotation(logger, name: name, check: check, epoch: rotated) }
+    }
+
+    // MARK: Requests
+
+    func info(_ name: String, check: ContinuityCheck?, replica: ReplicaID?, logger: Logger) async throws -> RemoteInfo {
+        let served = try await served(name, create: false)
+        try await verifyContinuity(check, of: served, name: name, logger: logger)
+        let limits = configuration.limits
+        let chained = served.chained
+        return try served.store.read { reader in
+            let ledger = StoreLedger(reader: reader, chained: chained)
+            return RemoteInfo(
+                store: name, head: try ledger.head(), epoch: try ledger.epoch(), digest: try ledger.headDigest(),
+                limits: limits, replicaHighWater: try replica.map { try ledger.highWater(of: $0) })
+        }
+    }
+
+    func push(_ name: String, _ push: CheckedPush, create: Bool, logger: Logger) async throws -> PushOutcome {
+        let served = try await served(name, create: create)
+        let chained = served.chained
+        return try await served.store.write { writer in
+            var ledger = StoreWriterLedger(writer: writer, chained: chained)
+            return try ledger.apply(push)
+        }
+    }
+
+    func page(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
+        let served = try await served(name, create: false)
+        try await verifyContinuity(request.check, of: served, name: name, logger: logger)
+        if request.wait > .zero {
+            await LMDBSyncStorage.waitForEvents(in: served.store, after: request.after, upTo: request.wait)
+        }
+        let chained = served.chained
+        return try served.store.read { reader in
+            let ledger = StoreLedger(reader: reader, chained: chained)
+            let head = try ledger.head()
+            var builder = PageBuilder(request, head: head, epoch: try ledger.epoch())
+            if request.after < head {
+                try reader.forEachEvent(from: request.after + 1) { builder.add($0) }
+            }
+            return builder.finish(digest: try ledger.digest(at: builder.page.next) ?? .empty)
+        }
+    }
+}

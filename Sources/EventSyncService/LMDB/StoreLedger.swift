@@ -1,0 +1,119 @@
+import EventStore
+import EventSync
+
+/// The sync state of an LMDB server store, kept in its metadata beside the log:
+///
+/// | Key | Value |
+/// |---|---|
+/// | `sync.epoch` | the epoch (32 hex digits) |
+/// | `sync.origin.<replica>` | the replica's high-water mark (8 bytes, big-endian) |
+/// | `sync.owner.<replica>` | the credential id that owns the replica id |
+/// | `sync.declared.<replica>` | the epoch, NUL, the highest origin sequence the owner declared (8 bytes) |
+///
+/// The digests come from ``LogDigestProjection`` when the store keeps it (`chained`), otherwise
+/// they cover one event (a store an app serves itself without the projection).
+struct StoreLedger: SyncLedgerReading {
+    let reader: StoreReader
+    let chained: Bool
+
+    func epoch() throws -> String {
+        guard let epoch = try StoreLedger.epoch(in: reader) else {
+            throw SyncError(.internalError, "the store has no epoch")
+        }
+        return epoch
+    }
+
+    static func epoch(in reader: StoreReader) throws -> String? {
+        try reader.metadata(forKey: SyncService.epochKey).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func head() throws -> UInt64 { try reader.head() }
+
+    func digest(at seq: UInt64) throws -> LogDigest? {
+        guard seq > 0 else { return .empty }
+        if chained,
+            let bytes = try reader.projectionValue(
+                forKey: bigEndian(seq), projection: LogDigestProjection.projectionName,
+                database: LogDigestProjection.database)
+        {
+            return LogDigest(rawValue: decodeBigEndian(bytes))
+        }
+        return try reader.event(at: seq).map { LogDigest.empty.appending($0) }
+    }
+
+    func highWater(of replica: ReplicaID) throws -> UInt64 {
+        try reader.metadata(forKey: SyncService.originKeyPrefix + replica.description).map(decodeBigEndian) ?? 0
+    }
+
+    func owner(of replica: ReplicaID) throws -> String? {
+        try reader.metadata(forKey: SyncService.ownerKeyPrefix + replica.description).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration? {
+        guard let bytes = try reader.metadata(forKey: SyncService.declaredKeyPrefix + replica.description),
+            let separator = bytes.firstIndex(of: 0), bytes.count == separator + 9
+        else { return nil }
+        return ReplicaDeclaration(
+            epoch: String(decoding: bytes[..<separator], as: UTF8.self),
+            through: decodeBigEndian(Array(bytes[(separator + 1)...])))
+    }
+
+    func holds(_ id: EventID) throws -> Bool { try reader.seq(of: id) != nil }
+}
+
+/// ``StoreLedger`` in a store's write transaction.
+struct StoreWriterLedger: SyncLedger {
+    let writer: StoreWriter
+    let chained: Bool
+    private var reading: StoreLedger { StoreLedger(reader: writer, chained: chained) }
+
+    init(writer: StoreWriter, chained: Bool) {
+        self.writer = writer
+        self.chained = chained
+    }
+
+    func epoch() throws -> String { try reading.epoch() }
+    func head() throws -> UInt64 { try reading.head() }
+    func digest(at seq: UInt64) throws -> LogDigest? { try reading.digest(at: seq) }
+    func highWater(of replica: ReplicaID) throws -> UInt64 { try reading.highWater(of: replica) }
+    func owner(of replica: ReplicaID) throws -> String? { try reading.owner(of: replica) }
+    func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration? { try reading.declaration(of: replica) }
+    func holds(_ id: EventID) throws -> Bool { try reading.holds(id) }
+
+    mutating func setEpoch(_ epoch: String) throws {
+        try writer.setMetadata(Array(epoch.utf8), forKey: SyncService.epochKey)
+    }
+
+    mutating func setHighWater(_ sequence: UInt64, of replica: ReplicaID) throws {
+        try writer.setMetadata(bigEndian(sequence), forKey: SyncService.originKeyPrefix + replica.description)
+    }
+
+    mutating func setOwner(_ credential: String, of replica: ReplicaID) throws {
+        try writer.setMetadata(Array(credential.utf8), forKey: SyncService.ownerKeyPrefix + replica.description)
+    }
+
+    mutating func setDeclaration(_ declaration: ReplicaDeclaration, of replica: ReplicaID) throws {
+        try writer.setMetadata(
+            Array(declaration.epoch.utf8) + [0] + bigEndian(declaration.through),
+            forKey: SyncService.declaredKeyPrefix + replica.description)
+    }
+
+    /// The store checks the stamp against its own clock and skew bound.
+    mutating func ingest(_ event: CheckedEvent, maxSkewMilliseconds: UInt64) throws -> StoreWriter.IngestOutcome {
+        try writer.ingest(checked: event)
+    }
+}
+
+extension SyncService {
+    /// The meta key of a store's epoch.
+    package static let epochKey = "sync.epoch"
+    /// The meta key prefix of the per-origin high-water marks.
+    package static let originKeyPrefix = "sync.origin."
+    /// The meta key prefix of replica owners (`sync.owner.<replica>` → credential id).
+    package static let ownerKeyPrefix = "sync.owner."
+    /// The meta key prefix of owners' declarations (`sync.declared.<replica>` → the epoch, NUL,
+    /// then the highest origin sequence the owner said it holds, 8 bytes big-endian).
+    package static let declaredKeyPrefix = "sync.declared."
+}

@@ -1,0 +1,71 @@
+import EventStore
+import EventSync
+
+/// Replica ownership: which credential may push under which replica id.
+extension SyncLedger {
+    /// Checks that `credential` may push `request` (in the push's own transaction, so a refused
+    /// push claims nothing):
+    ///
+    /// - an unowned replica id or one the credential owns: always; a push of the replica's own
+    ///   events makes the credential the owner of an unowned id, and its ``EventSync/PushRequest/through``
+    ///   is remembered for the current epoch (the highest declared in the epoch);
+    /// - a replica id another credential owns: only events the store already holds (duplicates,
+    ///   or conflicts that ingest refuses); the first event it lacks is refused with
+    ///   ``EventSync/SyncError/Code/replicaNotOwned`` — or, for a relay of an event above what the owner
+    ///   declared in the current epoch, ``EventSync/SyncError/Code/orphanedEvent`` (the relaying store
+    ///   adopts it).
+    mutating func claim(_ request: PushRequest, credential: SyncCredential) throws {
+        guard !credential.isOperator, !request.events.isEmpty else { return }
+        let owner = try owner(of: request.replica)
+        if owner == nil || owner == credential.id {
+            guard !request.relay else { return }
+            if owner == nil { try setOwner(credential.id, of: request.replica) }
+            if let through = request.through {
+                let highest = max(through, try declaredThrough(of: request.replica) ?? 0)
+                try setDeclaration(ReplicaDeclaration(epoch: try epoch(), through: highest), of: request.replica)
+            }
+            return
+        }
+        // Another credential's replica: what the store holds is acknowledged (ingest tells a
+        // duplicate from a conflict); the first event it lacks decides.
+        let declared = request.relay ? try declaredThrough(of: request.replica) : nil
+        for event in request.events where try !holds(event.id) {
+            if let declared, event.id.sequence > declared {
+                throw SyncError(
+                    .orphanedEvent,
+                    "event \(event.id): its replica's owner synced since the server's last restore and holds nothing "
+                        + "past \(request.replica)/\(declared); keep the write under an id of your own",
+                    eventID: event.id)
+            }
+            throw SyncError(
+                .replicaNotOwned,
+                request.relay
+                    ? "replica \(request.replica) belongs to another credential: only it pushes that replica's new events"
+                    : "replica \(request.replica) belongs to another credential: a replica id is owned by the first "
+                        + "credential that pushed under it (the client moves its events from \(event.id) on to a new "
+                        + "replica id)",
+                eventID: event.id)
+        }
+    }
+}
+
+extension SyncLedgerReading {
+    /// What the owner of `replica` declared it holds, when it declared it in the current epoch.
+    func declaredThrough(of replica: ReplicaID) throws -> UInt64? {
+        guard let declaration = try declaration(of: replica), declaration.epoch == (try epoch()) else { return nil }
+        return declaration.through
+    }
+}
+
+extension SyncService {
+    /// Refuses a push that carries another replica's events, unless an operator pushes it.
+    static func checkOrigins(_ request: PushRequest, credential: SyncCredential) throws {
+        guard !credential.isOperator else { return }
+        for (index, event) in request.events.enumerated() where event.id.origin != request.replica {
+            throw SyncError(
+                .foreignOrigin,
+                "events[\(index)] (id \(event.id)) belongs to replica \(event.id.origin), but the push is from replica "
+                    + "\(request.replica): a replica pushes only its own events", eventID: event.id)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package import EventStore
+package import EventSync
+
+/// A store's sync state as one transaction sees it: the log's head and digests, the epoch, and
+/// per replica id its owner, its high-water mark and what its owner declared it holds.
+///
+/// The push logic (``SyncLedger/apply(_:)``: continuity, ownership, ingestion, high-water marks)
+/// is written once against this protocol; each backend gives it a view of one transaction.
+package protocol SyncLedgerReading {
+    /// The store's current epoch.
+    func epoch() throws -> String
+    /// The seq of the last event in the log (0 for none).
+    func head() throws -> UInt64
+    /// The digest of the log through `seq`, or `nil` when the log is shorter.
+    func digest(at seq: UInt64) throws -> LogDigest?
+    /// The highest origin sequence of `replica`'s events the store holds (0 for none).
+    func highWater(of replica: ReplicaID) throws -> UInt64
+    /// The credential id that owns `replica`, if any.
+    func owner(of replica: ReplicaID) throws -> String?
+    /// What the owner of `replica` last declared it holds, and in which epoch.
+    func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration?
+    /// Whether the log holds an event under `id`.
+    func holds(_ id: EventID) throws -> Bool
+}
+
+/// ``SyncLedgerReading`` in a write transaction.
+package protocol SyncLedger: SyncLedgerReading {
+    /// Starts `epoch`.
+    mutating func setEpoch(_ epoch: String) throws
+    /// Records the high-water mark of `replica`.
+    mutating func setHighWater(_ sequence: UInt64, of replica: ReplicaID) throws
+    /// Makes `credential` the owner of `replica`.
+    mutating func setOwner(_ credential: String, of replica: ReplicaID) throws
+    /// Records what the owner of `replica` declared it holds.
+    mutating func setDeclaration(_ declaration: ReplicaDeclaration, of replica: ReplicaID) throws
+    /// Appends `event` under the next seq, or finds it in the log already (the same content;
+    /// another content under its id throws ``EventStore/EventStoreError/Code/eventConflict``).
+    /// Checks its stamp against the server's clock first (at most `maxSkewMilliseconds` ahead).
+    mutating func ingest(_ event: CheckedEvent, maxSkewMilliseconds: UInt64) throws -> StoreWriter.IngestOutcome
+}
+
+/// What the owner of a replica id declared it holds (``EventSync/PushRequest/through``), in the
+/// epoch it declared it in.
+package struct ReplicaDeclaration: Sendable, Hashable {
+    /// The epoch the declaration was made in; it counts only in that epoch.
+    package var epoch: String
+    /// The highest origin sequence the owner said it holds.
+    package var through: UInt64
+
+    package init(epoch: String, through: UInt64) {
+        self.epoch = epoch
+        self.through = through
+    }
+}
+
+extension SyncLedgerReading {
+    /// Whether `check` proves the log was rewound: same epoch, but the log no longer holds what
+    /// the client saw at its mark (it is shorter, or its digest there differs).
+    package func continuityBroken(_ check: ContinuityCheck?) throws -> Bool {
+        guard let check, check.seq > 0, try epoch() == check.epoch else { return false }
+        return check.provesRewound(epoch: check.epoch, digestAtMark: try digest(at: check.seq))
+    }
+
+    /// The digest at the head.
+    package func headDigest() throws -> LogDigest {
+        try digest(at: head()) ?? .empty
+    }
+}
+
+extension ContinuityCheck {
+    /// Whether this check proves a store's log was rewound, given the store's `epoch` and the
+    /// digest of its log at the check's mark (`nil` when the log is shorter): the same epoch, a
+    /// mark past the start, and a log that no longer holds what the client saw there.
+    package func provesRewound(epoch: String, digestAtMark: LogDigest?) -> Bool {
+        seq > 0 && epoch == self.epoch && digestAtMark != digest
+    }
+}

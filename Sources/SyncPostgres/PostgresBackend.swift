@@ -1,0 +1,106 @@
+public import EventSyncService
+import Foundation
+
+/// Where the PostgreSQL backend connects: a database that one or several `evstore serve`
+/// processes share (see <doc:SyncPostgres>).
+///
+/// ```swift
+/// let database = try PostgresBackend(url: "postgres://evstore:secret@db.internal:5432/evstore")
+/// let server = SyncServer(configuration: .init(backend: .postgres(database), tokens: tokens))
+/// ```
+public struct PostgresBackend: Sendable, CustomStringConvertible {
+    /// Whether connections use TLS.
+    public enum TLSMode: String, Sendable, CaseIterable {
+        /// Never (`sslmode=disable`): loopback or a private network.
+        case disable
+        /// When the server offers it (`sslmode=prefer`, the default).
+        case prefer
+        /// Always (`sslmode=require`); a server without TLS is refused.
+        case require
+    }
+
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The role to connect as.
+    public var username: String
+    /// The role's password, if it needs one.
+    public var password: String?
+    /// The database holding the `evstore_` tables (created on first use).
+    public var database: String
+    /// Whether connections use TLS.
+    public var tls: TLSMode = .prefer
+    /// The most connections this process opens (one more is kept for `LISTEN`).
+    public var maxConnections = 20
+
+    /// Creates a backend description from its parts.
+    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+    }
+
+    /// Reads a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
+    /// (`postgresql://` too; user, password and database may be percent-encoded).
+    ///
+    /// - Throws: ``PostgresBackend/URLError`` naming what is missing or unsupported.
+    public init(url: String) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme.lowercased())
+        else { throw URLError("\(Self.redacted(url)) is not a postgres:// URL") }
+        guard let host = components.host, !host.isEmpty else { throw URLError("\(Self.redacted(url)) names no host") }
+        guard let user = components.user, !user.isEmpty else { throw URLError("\(Self.redacted(url)) names no user") }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            throw URLError("\(Self.redacted(url)) names no database (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        self.init(
+            host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            database: database.removingPercentEncoding ?? database)
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "sslmode":
+                guard let value = item.value, let mode = TLSMode(rawValue: value) else {
+                    throw URLError(
+                        "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")")
+                }
+                tls = mode
+            default:
+                throw URLError("unknown connection parameter \(item.name.debugDescription) (known: sslmode)")
+            }
+        }
+    }
+
+    /// `postgres://USER@HOST:PORT/DATABASE`, without the password.
+    public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+
+    /// `url` with its password replaced by `***`.
+    private static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url.debugDescription }
+        components.password = "***"
+        return (components.string ?? "").debugDescription
+    }
+
+    /// A connection URL that cannot be used.
+    public struct URLError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with it.
+        public let description: String
+
+        init(_ description: String) { self.description = description }
+    }
+}
+
+extension SyncBackend {
+    /// Stores kept in a PostgreSQL database that several server processes share: pushes on any
+    /// of them are serialised per store by a row lock, and a push on one wakes live pulls on all
+    /// of them (`LISTEN`/`NOTIFY`). The tables are created on first use.
+    public static func postgres(_ backend: PostgresBackend) -> SyncBackend {
+        SyncBackend(description: backend.description) { configuration in
+            PostgresSyncStorage(backend: backend, configuration: configuration)
+        }
+    }
+}

@@ -1,0 +1,281 @@
+import EventStore
+import EventSync
+import EventSyncService
+import Logging
+import NIOCore
+import PostgresNIO
+
+extension PostgresSyncStorage {
+    /// A store's row, and the log digest at a client's mark when asked.
+    struct StoreState: Sendable {
+        var epoch: String
+        var head: UInt64
+        var headDigest: LogDigest
+        /// The digest at the mark asked for; `nil` when the log is shorter.
+        var markDigest: LogDigest?
+
+        /// Whether `check` proves the log was rewound (see ``EventSyncService/SyncLedgerReading/continuityBroken(_:)``).
+        func continuityBroken(_ check: ContinuityCheck?) -> Bool {
+            check?.provesRewound(epoch: epoch, digestAtMark: markDigest) ?? false
+        }
+    }
+
+    /// Reads a store's row (locking it with `forUpdate`), with the digest at `mark`.
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/notFound`` for a missing store.
+    static func storeState(
+        _ name: String, mark: UInt64? = nil, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger
+    ) async throws -> StoreState {
+        let markSeq = Int64(bitPattern: mark ?? 0)
+        let query: PostgresQuery =
+            forUpdate
+            ? """
+            SELECT epoch, head, head_digest,
+                (SELECT digest FROM evstore_events WHERE store = s.name AND seq = \(markSeq))
+            FROM evstore_stores s WHERE name = \(name) FOR UPDATE
+            """
+            : """
+            SELECT epoch, head, head_digest,
+                (SELECT digest FROM evstore_events WHERE store = s.name AND seq = \(markSeq))
+            FROM evstore_stores s WHERE name = \(name)
+            """
+        let rows = try await connection.query(query, logger: logger)
+        for try await (epoch, head, headDigest, markDigest) in rows.decode((String, Int64, Int64, Int64?).self) {
+            let head = UInt64(bitPattern: head)
+            // An empty log's digest is ``EventSync/LogDigest/empty``, whatever the new row holds.
+            var state = StoreState(
+                epoch: epoch, head: head, headDigest: head == 0 ? .empty : LogDigest(rawValue: UInt64(bitPattern: headDigest)))
+            if let mark {
+                state.markDigest =
+                    mark == 0 ? .empty : mark > head ? nil : markDigest.map { LogDigest(rawValue: UInt64(bitPattern: $0)) }
+            }
+            return state
+        }
+        throw SyncError(.notFound, "no store named \(name.debugDescription)")
+    }
+
+    /// ``storeState(_:mark:forUpdate:on:logger:)`` on a pooled connection.
+    func storeState(_ name: String, mark: UInt64? = nil, logger: Logger) async throws -> StoreState {
+        try await client.withConnection { connection in
+            try await PostgresSyncStorage.storeState(name, mark: mark, on: connection, logger: logger)
+        }
+    }
+
+    /// The store's state; when `check` proves the log was rewound, starts a new epoch first (in
+    /// a transaction that locks the row and checks again).
+    func verifyContinuity(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> StoreState {
+        let state = try await storeState(name, mark: check?.seq, logger: logger)
+        guard state.continuityBroken(check), let check else { return state }
+        let rotated = try await client.withTransaction(logger: logger) { connection -> StoreState in
+            var state = try await PostgresSyncStorage.storeState(
+                name, mark: check.seq, forUpdate: true, on: connection, logger: logger)
+            guard state.continuityBroken(check) else { return state }
+            state.epoch = ReplicaID.random().description
+            try await connection.query(
+                "UPDATE evstore_stores SET epoch = \(state.epoch) WHERE name = \(name)", logger: logger)
+            SyncService.logRotation(logger, name: name, check: check, epoch: state.epoch)
+            return state
+        }
+        return rotated
+    }
+
+    // MARK: Push
+
+    /// Applies a push in the caller's transaction; returns the outcome and whether it appended.
+    static func push(
+        _ name: String, _ push: CheckedPush, create: Bool, on connection: PostgresConnection, logger: Logger
+    ) async throws -> (PushOutcome, Bool) {
+        if create {
+            let epoch = ReplicaID.random().description
+            let empty = Int64(bitPattern: LogDigest.empty.rawValue)
+            let rows = try await connection.query(
+                """
+                INSERT INTO evstore_stores (name, epoch, head_digest) VALUES (\(name), \(epoch), \(empty))
+                ON CONFLICT (name) DO NOTHING RETURNING name
+                """,
+                logger: logger)
+            for try await _ in rows.decode(String.self) {
+                logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(epoch)"])
+            }
+        }
+        let state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
+        let ids = push.events.map(\.event.id)
+        var ledger = PostgresLedger(
+            epoch: state.epoch, head: state.head, headDigest: state.headDigest,
+            markDigest: push.check.flatMap { check in state.markDigest.map { (check.seq, $0) } },
+            replicas: try await replicas(name, Set([push.request.replica] + ids.map(\.origin)), on: connection, logger: logger),
+            held: try await held(name, ids, on: connection, logger: logger), now: push.serverTime)
+        let outcome = try ledger.apply(push)
+        try await write(ledger, of: name, on: connection, logger: logger)
+        if let rotated = outcome.rotatedEpoch, let check = push.check {
+            SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
+        }
+        return (outcome, !ledger.appended.isEmpty)
+    }
+
+    /// The records of `replicas` on the store.
+    private static func replicas(
+        _ name: String, _ replicas: Set<ReplicaID>, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [ReplicaID: PostgresLedger.Replica] {
+        let byName = Dictionary(uniqueKeysWithValues: replicas.map { ($0.description, $0) })
+        let rows = try await connection.query(
+            """
+            SELECT replica, owner, high_water, declared_epoch, declared FROM evstore_replicas
+            WHERE store = \(name) AND replica = ANY(\(Array(byName.keys)))
+            """, logger: logger)
+        var found: [ReplicaID: PostgresLedger.Replica] = [:]
+        for try await (replica, owner, highWater, declaredEpoch, declared) in rows.decode(
+            (String, String, Int64, String, Int64).self)
+        {
+            guard let id = byName[replica] else { continue }
+            found[id] = PostgresLedger.Replica(
+                owner: owner, highWater: UInt64(bitPattern: highWater),
+                declaration: declaredEpoch.isEmpty
+                    ? nil : ReplicaDeclaration(epoch: declaredEpoch, through: UInt64(bitPattern: declared)))
+        }
+        return found
+    }
+
+    /// The events of `ids` that the store's log holds.
+    private static func held(
+        _ name: String, _ ids: [EventID], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [EventID: PostgresLedger.Held] {
+        guard !ids.isEmpty else { return [:] }
+        let highs = ids.map { Int64(bitPattern: $0.origin.high) }
+        let lows = ids.map { Int64(bitPattern: $0.origin.low) }
+        let sequences = ids.map { Int64(bitPattern: $0.sequence) }
+        let rows = try await connection.query(
+            """
+            SELECT e.origin_high, e.origin_low, e.origin_seq, e.seq, e.body
+            FROM unnest(\(highs)::bigint[], \(lows)::bigint[], \(sequences)::bigint[]) AS k(high, low, sequence)
+            JOIN evstore_events e ON e.store = \(name) AND e.origin_high = k.high AND e.origin_low = k.low
+                AND e.origin_seq = k.sequence
+            """, logger: logger)
+        var held: [EventID: PostgresLedger.Held] = [:]
+        for try await (high, low, sequence, seq, body) in rows.decode((Int64, Int64, Int64, Int64, ByteBuffer).self) {
+            let id = EventID(
+                origin: ReplicaID(high: UInt64(bitPattern: high), low: UInt64(bitPattern: low)),
+                sequence: UInt64(bitPattern: sequence))
+            held[id] = PostgresLedger.Held(seq: UInt64(bitPattern: seq), encoded: Array(buffer: body))
+        }
+        return held
+    }
+
+    /// Writes what the push changed: its events, its replica records, the store's row, and the
+    /// notification that wakes live pulls on every instance (sent by PostgreSQL at commit).
+    private static func write(
+        _ ledger: PostgresLedger, of name: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let appended = ledger.appended
+        if !appended.isEmpty {
+            let seqs = appended.map { Int64(bitPattern: $0.seq) }
+            let highs = appended.map { Int64(bitPattern: $0.checked.event.id.origin.high) }
+            let lows = appended.map { Int64(bitPattern: $0.checked.event.id.origin.low) }
+            let sequences = appended.map { Int64(bitPattern: $0.checked.event.id.sequence) }
+            let digests = appended.map { Int64(bitPattern: $0.digest.rawValue) }
+            let bodies = appended.map { ByteBuffer(bytes: $0.checked.encoded) }
+            try await connection.query(
+                """
+                INSERT INTO evstore_events (store, seq, origin_high, origin_low, origin_seq, digest, body)
+                SELECT \(name), * FROM unnest(\(seqs)::bigint[], \(highs)::bigint[], \(lows)::bigint[],
+                    \(sequences)::bigint[], \(digests)::bigint[], \(bodies)::bytea[])
+                """, logger: logger)
+        }
+        let changed = ledger.changedReplicas.sorted { $0.description < $1.description }
+        if !changed.isEmpty {
+            let records = changed.map { ledger.replicas[$0] ?? PostgresLedger.Replica() }
+            let names = changed.map(\.description)
+            let owners = records.map(\.owner)
+            let highWaters = records.map { Int64(bitPattern: $0.highWater) }
+            let declaredEpochs = records.map { $0.declaration?.epoch ?? "" }
+            let declared = records.map { Int64(bitPattern: $0.declaration?.through ?? 0) }
+            try await connection.query(
+                """
+                INSERT INTO evstore_replicas (store, replica, owner, high_water, declared_epoch, declared)
+                SELECT \(name), * FROM unnest(\(names)::text[], \(owners)::text[], \(highWaters)::bigint[],
+                    \(declaredEpochs)::text[], \(declared)::bigint[])
+                ON CONFLICT (store, replica) DO UPDATE SET owner = EXCLUDED.owner, high_water = EXCLUDED.high_water,
+                    declared_epoch = EXCLUDED.declared_epoch, declared = EXCLUDED.declared
+                """, logger: logger)
+        }
+        if !appended.isEmpty || ledger.epochChanged {
+            let head = Int64(bitPattern: try ledger.head())
+            let digest = Int64(bitPattern: try ledger.headDigest().rawValue)
+            let epoch = try ledger.epoch()
+            try await connection.query(
+                "UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest) WHERE name = \(name)",
+                logger: logger)
+        }
+        if !appended.isEmpty {
+            try await connection.query("SELECT pg_notify(\(PostgresSchema.channel), \(name))", logger: logger)
+        }
+    }
+
+    // MARK: Pull
+
+    /// A page of the log after `request.after`, read in one statement (one snapshot): the
+    /// store's row, the event at `after` (for the digest of an empty page) and the events after it.
+    func readPage(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
+        let from = Int64(bitPattern: max(request.after, 1))
+        let count = Int64(request.limit + 1)
+        let rows = try await client.query(
+            """
+            SELECT s.epoch, s.head, e.seq, e.digest, e.body
+            FROM evstore_stores s
+            LEFT JOIN LATERAL (
+                SELECT seq, digest, body FROM evstore_events
+                WHERE store = s.name AND seq >= \(from) ORDER BY seq LIMIT \(count)
+            ) e ON true
+            WHERE s.name = \(name)
+            """, logger: logger)
+        var builder: PageBuilder?
+        var digest = LogDigest.empty
+        var full = false
+        for try await (epoch, head, seq, eventDigest, body) in rows.decode(
+            (String, Int64, Int64?, Int64?, ByteBuffer?).self)
+        {
+            if builder == nil { builder = PageBuilder(request, head: UInt64(bitPattern: head), epoch: epoch) }
+            guard !full, let seq = seq.map(UInt64.init(bitPattern:)), let eventDigest, let body else { continue }
+            if seq <= request.after {
+                digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest))
+                continue
+            }
+            let event = try Event(canonical: Array(buffer: body), seq: seq)
+            full = !(builder!.add(event))
+            if builder!.page.next == seq { digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest)) }
+        }
+        guard let builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+        return builder.finish(digest: digest)
+    }
+
+    // MARK: Errors
+
+    /// Maps the database's errors: a connection that fails or a serialisation failure is
+    /// ``EventSync/SyncError/Code/unavailable`` (the client retries), a full disk
+    /// ``EventSync/SyncError/Code/insufficientStorage``.
+    static func syncError(_ error: any Error) -> SyncError {
+        if let error = error as? SyncError { return error }
+        if let error = error as? PostgresTransactionError {
+            if let cause = error.closureError { return syncError(cause) }
+            if let cause = error.beginError ?? error.commitError { return syncError(cause) }
+            return SyncError(.internalError, "database transaction failed: \(error)", cause: error)
+        }
+        guard let error = error as? PSQLError else { return SyncService.syncError(error) }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "\(error)"
+            if state == "53100" {
+                return SyncError(.insufficientStorage, "the database's disk is full: \(message)", cause: error)
+            }
+            if state.hasPrefix("08") || state.hasPrefix("57P") || state == "40001" || state == "40P01" || state == "53300" {
+                return SyncError(.unavailable, "the database is unavailable (\(state)): \(message)", cause: error)
+            }
+            return SyncError(.internalError, "database error \(state): \(message)", cause: error)
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled:
+            return SyncError(.unavailable, "the database is unavailable: \(error.code)", cause: error)
+        default:
+            return SyncError(.internalError, "database error: \(error.code)", cause: error)
+        }
+    }
+}

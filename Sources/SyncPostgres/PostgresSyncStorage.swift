@@ -1,0 +1,202 @@
+import EventStore
+import EventSync
+import EventSyncService
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL backend (see <doc:SyncPostgres> for the tables and the guarantees).
+///
+/// A push runs in one transaction that first locks its store's row: pushes to one store are
+/// serialised across every process, each reads the head its predecessor committed, so seqs are
+/// dense, and a pull that sees seq N+1 also sees N (N committed before N+1's transaction could
+/// take the lock). The push logic is ``EventSyncService/SyncLedger/apply(_:)``, shared with the
+/// LMDB backend, on a ``PostgresLedger``.
+final class PostgresSyncStorage: SyncStorage {
+    let client: PostgresClient
+    private let configuration: SyncService.Configuration
+    private let signals = CommitSignals()
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Set once the tables exist.
+    private let prepared = Mutex<Task<Void, any Error>?>(nil)
+    private let closed = Atomic(false)
+
+    /// How often a waiting pull reads the head while the `LISTEN` connection is down.
+    static let pollInterval: Duration = .milliseconds(500)
+
+    init(backend: PostgresBackend, configuration: SyncService.Configuration) {
+        self.configuration = configuration
+        var clientConfiguration = PostgresClient.Configuration(
+            host: backend.host, port: backend.port, username: backend.username, password: backend.password,
+            database: backend.database, tls: PostgresSyncStorage.tls(backend.tls))
+        clientConfiguration.options.maximumConnections = max(backend.maxConnections, 2)
+        clientConfiguration.options.connectTimeout = .seconds(5)
+        client = PostgresClient(configuration: clientConfiguration, backgroundLogger: configuration.logger)
+        let client = client
+        let signals = signals
+        let logger = configuration.logger
+        tasks.withLock { tasks in
+            tasks.append(Task { await client.run() })
+            tasks.append(Task { await PostgresSyncStorage.listen(client, signals: signals, logger: logger) })
+        }
+    }
+
+    private static func tls(_ mode: PostgresBackend.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+
+    func close() {
+        closed.store(true, ordering: .releasing)
+        let running = tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        signals.signalAll()
+    }
+
+    /// Creates the tables once (every request waits for it; a failure is retried by the next request).
+    private func ready() async throws {
+        guard !closed.load(ordering: .acquiring) else { throw SyncError(.unavailable, "the sync service is closed") }
+        let task = prepared.withLock { prepared in
+            if let prepared { return prepared }
+            let client = client
+            let logger = configuration.logger
+            let task = Task { try await PostgresSchema.prepare(client, logger: logger) }
+            prepared = task
+            return task
+        }
+        do {
+            try await task.value
+        } catch {
+            prepared.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
+    }
+
+    // MARK: Listening
+
+    /// Keeps a connection listening on ``PostgresSchema/channel`` until cancelled, reconnecting
+    /// after a failure; signals every store after each (re)connection, since notifications sent
+    /// while it was down are lost.
+    private static func listen(
+        _ client: PostgresClient, signals: CommitSignals, logger: Logger
+    ) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: PostgresSchema.channel) { notifications in
+                        signals.setListening(true)
+                        signals.signalAll()
+                        for try await notification in notifications { signals.signal(notification.payload) }
+                    }
+                }
+            } catch {
+                if !Task.isCancelled {
+                    logger.warning("LISTEN connection lost; live pulls poll until it is back", metadata: ["error": "\(error)"])
+                }
+            }
+            signals.setListening(false)
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    // MARK: Requests
+
+    func info(_ name: String, check: ContinuityCheck?, replica: ReplicaID?, logger: Logger) async throws -> RemoteInfo {
+        try await mapped { [self] in
+            try await ready()
+            let state = try await verifyContinuity(name, check: check, logger: logger)
+            var highWater: UInt64?
+            if let replica {
+                highWater = 0
+                let rows = try await client.query(
+                    "SELECT high_water FROM evstore_replicas WHERE store = \(name) AND replica = \(replica.description)",
+                    logger: logger)
+                for try await value in rows.decode(Int64.self) { highWater = UInt64(bitPattern: value) }
+            }
+            return RemoteInfo(
+                store: name, head: state.head, epoch: state.epoch, digest: state.headDigest, limits: configuration.limits,
+                replicaHighWater: highWater)
+        }
+    }
+
+    func push(_ name: String, _ push: CheckedPush, create: Bool, logger: Logger) async throws -> PushOutcome {
+        let (outcome, appended) = try await mapped { [self] in
+            try await ready()
+            return try await client.withTransaction(logger: logger) { connection in
+                try await PostgresSyncStorage.push(name, push, create: create, on: connection, logger: logger)
+            }
+        }
+        if appended { signals.signal(name) }
+        return outcome
+    }
+
+    func page(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
+        try await mapped(waiting: request.wait) { [self] in
+            try await ready()
+            var state = try await verifyContinuity(name, check: request.check, logger: logger)
+            if request.wait > .zero, state.head <= request.after {
+                let deadline = ContinuousClock.now + request.wait
+                while state.head <= request.after, !Task.isCancelled, !closed.load(ordering: .acquiring) {
+                    let now = ContinuousClock.now
+                    guard now < deadline else { break }
+                    var slice = deadline - now
+                    if !signals.isListening { slice = min(slice, PostgresSyncStorage.pollInterval) }
+                    let seen = signals.generation(of: name)
+                    state = try await storeState(name, logger: logger)
+                    guard state.head <= request.after else { break }
+                    await signals.wait(for: name, after: seen, upTo: slice)
+                    state = try await storeState(name, logger: logger)
+                }
+            }
+            return try await readPage(name, request, logger: logger)
+        }
+    }
+
+    func storeNames() async throws -> [String] {
+        try await mapped { [self] in
+            try await ready()
+            let rows = try await client.query("SELECT name FROM evstore_stores ORDER BY name", logger: configuration.logger)
+            var names: [String] = []
+            for try await name in rows.decode(String.self) { names.append(name) }
+            return names
+        }
+    }
+
+    /// How long a request waits for the database (beyond a live pull's own wait) before it
+    /// answers ``EventSync/SyncError/Code/unavailable``: a database that is down or unreachable
+    /// must not hold clients' requests until their own timeouts.
+    static let databaseTimeout: Duration = .seconds(10)
+
+    /// Runs `body` within ``databaseTimeout`` (plus `waiting`), mapping the database's errors to
+    /// ``EventSync/SyncError``s.
+    private func mapped<T: Sendable>(waiting: Duration = .zero, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        let limit = PostgresSyncStorage.databaseTimeout + waiting
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw SyncError(.unavailable, "the database did not answer within \(limit.components.seconds) s")
+                }
+                return value
+            }
+        } catch {
+            throw PostgresSyncStorage.syncError(error)
+        }
+    }
+}

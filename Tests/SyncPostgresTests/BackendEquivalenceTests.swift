@@ -1,0 +1,99 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import EventSyncService
+import SyncPostgres
+import SyncTestSupport
+import Testing
+
+/// The PostgreSQL backend keeps the same log as the LMDB backend: the same pushes give the same
+/// answers, seqs, log digests and pages, byte for byte and checksum for checksum.
+@Suite(.enabled(if: TestPostgres.isEnabled))
+struct BackendEquivalenceTests {
+    @Test func theSamePushesGiveTheSameLogPagesAndChecksums() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-equivalence")
+        defer { directory.remove() }
+        var limits = SyncLimits()
+        limits.maxPageBytes = 3_000
+        var lmdbConfiguration = SyncService.Configuration(dataDirectory: directory.appending("server"))
+        lmdbConfiguration.limits = limits
+        var postgresConfiguration = SyncService.Configuration(backend: .postgres(try await TestPostgres.freshDatabase()))
+        postgresConfiguration.limits = limits
+        let lmdb = try SyncService(configuration: lmdbConfiguration)
+        defer { lmdb.close() }
+        let postgres = try SyncService(configuration: postgresConfiguration)
+        defer { postgres.close() }
+
+        // Three replicas write puts, patches and deletes of shared items, with text of every kind.
+        var requests: [PushRequest] = []
+        for index in 0..<3 {
+            let replica = try Store.open(at: directory.appending("replica-\(index)"))
+            defer { replica.close() }
+            for round in 0..<12 {
+                let item = "n\((round * 7 + index) % 9)"
+                let change: Change =
+                    switch round % 4 {
+                    case 0: .put("notes", id: item, fields: ["title": "동기화 café \(round)", "tags": ["a", "b"]])
+                    case 1: .patch("notes", id: item, fields: ["rank": .int(Int64(round)), "done": true])
+                    case 2: .delete("notes", id: item)
+                    default: .put("tasks", id: item, fields: ["due": .double(1.5 * Double(round)), "note": .null])
+                    }
+                try await replica.append([change])
+            }
+            let events = try allEvents(of: replica)
+            for start in stride(from: 0, to: events.count, by: 5) {
+                requests.append(
+                    PushRequest(replica: replica.replicaID, events: Array(events[start..<min(start + 5, events.count)])))
+            }
+        }
+        // Interleave the replicas' batches, and push some twice (duplicates).
+        requests = requests.enumerated().sorted { ($0.offset % 3, $0.offset) < ($1.offset % 3, $1.offset) }.map(\.element)
+        requests += requests.prefix(4)
+
+        for request in requests {
+            let fromLMDB = try await lmdb.push(store: "notes", request)
+            let fromPostgres = try await postgres.push(store: "notes", request)
+            #expect(fromLMDB.accepted == fromPostgres.accepted && fromLMDB.duplicates == fromPostgres.duplicates)
+            #expect(fromLMDB.head == fromPostgres.head && fromLMDB.digest == fromPostgres.digest)
+            #expect(fromLMDB.highWater == fromPostgres.highWater)
+        }
+        // Another event under a held id is refused by both, the same way.
+        var forged = requests[0].events[0]
+        forged.fields["title"] = "forged"
+        let conflict = PushRequest(replica: requests[0].replica, events: [forged])
+        let refusals = [
+            await refusal { try await lmdb.push(store: "notes", conflict) },
+            await refusal { try await postgres.push(store: "notes", conflict) },
+        ]
+        #expect(refusals[0]?.code == .eventConflict && refusals[1]?.code == .eventConflict)
+        #expect(refusals[0]?.message == refusals[1]?.message)
+
+        let head = try await lmdb.info(store: "notes").head
+        #expect(head == 36)
+        #expect(try await postgres.info(store: "notes").head == head)
+        for after in 0...head {
+            for limit in [1, 4, 1000] {
+                let a = try await lmdb.pull(store: "notes", after: after, limit: limit)
+                let b = try await postgres.pull(store: "notes", after: after, limit: limit)
+                #expect(a.events == b.events, "after \(after), limit \(limit)")
+                #expect(a.next == b.next && a.head == b.head && a.digest == b.digest, "after \(after), limit \(limit)")
+                #expect(a.checksum == b.checksum, "after \(after), limit \(limit)")
+            }
+        }
+        // The byte limit cut pages at the same events.
+        #expect(try await postgres.pull(store: "notes", after: 0, limit: 1000).events.count < Int(head))
+        // A check against a mark past the head (a rewound log) starts a new epoch on both.
+        let info = try await postgres.info(store: "notes")
+        let beyond = ContinuityCheck(epoch: info.epoch, seq: head + 5, digest: info.digest)
+        #expect(try await postgres.info(store: "notes", check: beyond).epoch != info.epoch)
+    }
+
+    private func refusal(_ body: () async throws -> PushResponse) async -> SyncError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error as? SyncError
+        }
+    }
+}

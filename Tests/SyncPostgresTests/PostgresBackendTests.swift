@@ -1,0 +1,49 @@
+import EventSync
+import EventSyncService
+import SyncPostgres
+import Testing
+
+/// Connection URLs: what `evstore serve --postgres` accepts, and clear errors for the rest.
+struct PostgresBackendTests {
+    @Test func aURLGivesEveryPart() throws {
+        let backend = try PostgresBackend(url: "postgres://evstore:s%40cret@db.internal:6543/sync?sslmode=require")
+        #expect(backend.host == "db.internal" && backend.port == 6543)
+        #expect(backend.username == "evstore" && backend.password == "s@cret" && backend.database == "sync")
+        #expect(backend.tls == .require)
+        #expect(backend.description == "postgres://evstore@db.internal:6543/sync")
+        let defaults = try PostgresBackend(url: "postgresql://me@localhost/db")
+        #expect(defaults.port == 5432 && defaults.password == nil && defaults.tls == .prefer)
+    }
+
+    @Test(arguments: [
+        ("http://me@host/db", "not a postgres:// URL"),
+        ("postgres://host/db", "names no user"),
+        ("postgres://me@host", "names no database"),
+        ("postgres://me@host/", "names no database"),
+        ("postgres://me@host/db?sslmode=maybe", "sslmode must be one of"),
+        ("postgres://me@host/db?timeout=3", "unknown connection parameter"),
+        ("postgres://me:secret@/db", "names no host"),
+    ])
+    func aBadURLIsRefusedWithItsReason(url: String, reason: String) {
+        do {
+            _ = try PostgresBackend(url: url)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect("\(error)".contains(reason), "\(url): \(error)")
+            #expect(!"\(error)".contains("secret"), "the error shows the password: \(error)")
+        }
+    }
+
+    @Test func anUnreachableDatabaseIsUnavailableNotAnInternalError() async throws {
+        // Port 1 on loopback: nothing listens there.
+        let service = try SyncService(
+            configuration: .init(backend: .postgres(PostgresBackend(host: "127.0.0.1", port: 1, username: "x", database: "x"))))
+        defer { service.close() }
+        do {
+            _ = try await service.info(store: "notes")
+            Issue.record("a request to an unreachable database succeeded")
+        } catch let error as SyncError {
+            #expect(error.code == .unavailable, "\(error)")
+        }
+    }
+}

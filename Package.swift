@@ -31,7 +31,9 @@ let package = Package(
         .trait(name: "Sync", description: "The sync client: EventSync's HTTP transport (AsyncHTTPClient, SwiftNIO)."),
         .trait(
             name: "Server",
-            description: "The sync server and the evstore tool (Hummingbird, ServiceLifecycle, swift-crypto, ArgumentParser).",
+            description:
+                "The sync server and the evstore tool (Hummingbird, ServiceLifecycle, swift-crypto, swift-nio-ssl, "
+                + "swift-prometheus, ArgumentParser).",
             enabledTraits: ["Sync"]),
         .default(enabledTraits: ["Sync", "Server"]),
     ],
@@ -43,6 +45,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -77,6 +82,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
             ],
             resources: [.copy("openapi.json")]
         ),
@@ -125,7 +134,10 @@ let package = Package(
                 "SyncServer", "EventSync", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
-            ]
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ResilienceTests",

@@ -33,7 +33,9 @@ let package = Package(
         .trait(name: "Sync", description: "The sync client: EventSync's HTTP transport (AsyncHTTPClient, SwiftNIO)."),
         .trait(
             name: "Server",
-            description: "The sync server, its PostgreSQL backend and the evstore tool (Hummingbird, ServiceLifecycle, postgres-nio, swift-crypto, ArgumentParser).",
+            description:
+                "The sync server, its PostgreSQL backend and the evstore tool (Hummingbird, ServiceLifecycle, postgres-nio, "
+                + "swift-crypto, swift-nio-ssl, swift-prometheus, ArgumentParser).",
             enabledTraits: ["Sync"]),
         .default(enabledTraits: ["Sync", "Server"]),
     ],
@@ -47,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -94,6 +98,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
             ],
             resources: [.copy("openapi.json")]
         ),
@@ -153,7 +161,10 @@ let package = Package(
                 "SyncServer", "EventSync", "EventSyncService", "EventStoreTestSupport", "SyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
-            ]
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ResilienceTests",

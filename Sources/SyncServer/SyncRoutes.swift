@@ -13,9 +13,14 @@ struct SyncRoutes: Sendable {
     let tokens: TokenTable
     let limits: SyncLimits
     let bodyTimeout: Duration
+    /// The metrics to keep and serve at `GET /metrics` (none: no `/metrics`).
+    var metrics: SyncMetrics? = nil
+    /// The bearer token `GET /metrics` needs (none: it is open).
+    var metricsToken: String? = nil
 
     func router() -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
+        if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
         router.add(middleware: RequestLogMiddleware())
         router.get("healthz") { _, _ in
             SyncRoutes.json(Array(#"{"status":"ok"}"#.utf8))
@@ -28,6 +33,7 @@ struct SyncRoutes: Sendable {
             }
             return SyncRoutes.json(document)
         }
+        addMetricsRoute(to: router)
         router.get("v1/stores/:store") { request, context in
             await handle(request, context) { store, check, _ in
                 var replica: ReplicaID?
@@ -38,7 +44,9 @@ struct SyncRoutes: Sendable {
                     replica = parsed
                 }
                 return SyncRoutes.json(
-                    try await service.infoJSON(store, check: check, replica: replica, logger: context.logger))
+                    try await measuredInfo(store) {
+                        try await service.infoJSON(store, check: check, replica: replica, logger: context.logger)
+                    })
             }
         }
         router.get("v1/stores/:store/events") { request, context in
@@ -70,17 +78,23 @@ struct SyncRoutes: Sendable {
                 let pull = { @Sendable [wait, limit, after] in
                     try await service.pullJSON(store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
                 }
-                return SyncRoutes.json(wait > .zero ? try await cancelWhenGracefulShutdown(pull) : try await pull())
+                return SyncRoutes.json(
+                    try await measuredPull(store, after: after, live: wait > .zero) {
+                        wait > .zero ? try await cancelWhenGracefulShutdown(pull) : try await pull()
+                    })
             }
         }
         router.post("v1/stores/:store/events") { request, context in
             await handle(request, context) { store, check, credential in
-                let body = try await readBody(request)
                 return SyncRoutes.json(
-                    try await service.pushJSON(store, body: body, check: check, credential: credential, logger: context.logger))
+                    try await measuredPush(store) {
+                        let body = try await readBody(request)
+                        return try await service.pushJSON(
+                            store, body: body, check: check, credential: credential, logger: context.logger)
+                    })
             }
         }
-        for (path, allowed) in SyncRoutes.paths {
+        for (path, allowed) in SyncRoutes.paths + metricsPaths {
             for method in SyncRoutes.methods where !allowed.contains(method) {
                 router.on(RouterPath(path), method: method) { request, context in
                     SyncRoutes.methodNotAllowed(request, allowed: allowed, requestID: context.requestID)

@@ -2,6 +2,7 @@ public import EventStore
 public import EventSync
 public import EventSyncService
 import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 public import ServiceLifecycle
@@ -23,6 +24,10 @@ import Synchronization
 ///
 /// Every request is logged with a request id, also sent back in the `x-request-id` header and in
 /// problem responses.
+///
+/// The server serves HTTPS itself when ``Configuration/tls`` names a certificate chain and key,
+/// and its metrics in the Prometheus text format at `GET /metrics` unless
+/// ``Configuration/metricsEnabled`` is off (see the *Deploying the sync server* article).
 public final class SyncServer: Service, Sendable {
     /// How the server runs.
     public struct Configuration: Sendable {
@@ -55,6 +60,17 @@ public final class SyncServer: Service, Sendable {
         /// The logger (requests, store creation, epoch changes, shutdown); by default the task's
         /// current logger (`Logger.current`) when the configuration is made.
         public var logger = Logger.current
+        /// Serve HTTPS with this certificate chain and private key instead of plain HTTP (see
+        /// ``SyncServer/TLS``); `nil`, the default, serves plain HTTP, for a reverse proxy that
+        /// terminates TLS in front of the server.
+        public var tls: TLS? = nil
+        /// Whether the server keeps metrics and serves them at `GET /metrics` in the Prometheus
+        /// text format (on by default; see the *Deploying the sync server* article).
+        public var metricsEnabled = true
+        /// The bearer token `GET /metrics` requires; `nil`, the default, serves the metrics to
+        /// anyone who reaches the port, so restrict `/metrics` at the proxy or firewall then. The
+        /// store tokens never grant it, and it grants no store.
+        public var metricsToken: String? = nil
 
         /// Creates a configuration.
         public init(backend: SyncBackend, host: String = "127.0.0.1", port: Int = 8080, tokens: TokenTable) {
@@ -89,9 +105,14 @@ public final class SyncServer: Service, Sendable {
 
     private let binding = Mutex(Binding())
 
+    /// The metrics `GET /metrics` serves, this server's own (`nil` when
+    /// ``Configuration/metricsEnabled`` is off).
+    let metrics: SyncMetrics?
+
     /// Creates a server; nothing happens until ``run()``.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        self.metrics = configuration.metricsEnabled ? SyncMetrics() : nil
     }
 
     /// The configuration of the sync service behind the HTTP routes.
@@ -123,7 +144,9 @@ public final class SyncServer: Service, Sendable {
         _ body: (Application<RouterResponder<SyncRequestContext>>) async throws -> Void
     ) async throws {
         let service: SyncService
+        let server: HTTPServerBuilder
         do {
+            server = try httpServer()  // reads the TLS files, if any, before a store opens
             service = try SyncService(configuration: serviceConfiguration)
         } catch {
             finish(error)
@@ -134,13 +157,11 @@ public final class SyncServer: Service, Sendable {
         let configuration = self.configuration
         let router = SyncRoutes(
             service: service, tokens: configuration.tokens, limits: configuration.limits,
-            bodyTimeout: configuration.bodyTimeout
+            bodyTimeout: configuration.bodyTimeout, metrics: metrics, metricsToken: configuration.metricsToken
         ).router()
-        let idle = configuration.idleTimeout.components
         let app = Application(
             router: router,
-            server: .syncHTTP1(
-                configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -148,6 +169,7 @@ public final class SyncServer: Service, Sendable {
                     "sync server listening",
                     metadata: [
                         "host": "\(configuration.host)", "port": "\(port)", "backend": "\(configuration.backend)",
+                        "scheme": "\(configuration.tls == nil ? "http" : "https")",
                         "tokens": "\(configuration.tokens.count)",
                     ])
                 didBind(port: port)

@@ -130,7 +130,7 @@ struct HTTPContractTests {
             _ = try await HTTPValidationTests.seeded(fixture)
             let before = try await fixture.state(of: "notes")
             let paths: [(String, String)] = [
-                ("/healthz", "GET"), ("/openapi.json", "GET"), ("/v1/stores/notes", "GET"),
+                ("/healthz", "GET"), ("/openapi.json", "GET"), ("/metrics", "GET"), ("/v1/stores/notes", "GET"),
                 ("/v1/stores/notes/events", "GET, POST"), ("/v1/stores/..%2Fetc/events", "GET, POST"),
             ]
             let methods: [HTTPMethod] = [
@@ -170,6 +170,7 @@ struct HTTPContractTests {
             #expect(statuses("/v1/stores/{store}/events", "post") == store.union(["408", "409", "413", "415", "422"]))
             #expect(statuses("/openapi.json", "get") == ["200", "500"])
             #expect(statuses("/healthz", "get") == ["200"])
+            #expect(statuses("/metrics", "get") == ["200", "401", "404"])
             let codes =
                 document["components"]?.objectValue?["schemas"]?.objectValue?["Problem"]?.objectValue?["properties"]?
                 .objectValue?["code"]?.objectValue?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []

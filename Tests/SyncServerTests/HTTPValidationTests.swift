@@ -190,7 +190,10 @@ struct HTTPValidationTests {
                 return
             }
             #expect(root["openapi"]?.stringValue?.hasPrefix("3.") == true)
-            #expect(Set(paths.keys) == ["/healthz", "/openapi.json", "/v1/stores/{store}", "/v1/stores/{store}/events"])
+            #expect(
+                Set(paths.keys) == [
+                    "/healthz", "/openapi.json", "/metrics", "/v1/stores/{store}", "/v1/stores/{store}/events",
+                ])
             // A full disk is part of the contract of a push.
             let push = paths["/v1/stores/{store}/events"]?.objectValue?["post"]?.objectValue
             #expect(push?["responses"]?.objectValue?["507"] != nil, "push documents 507")

@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 public import NIOHTTP1
 import EventStore
 public import Logging
@@ -16,8 +16,8 @@ public final class RunningServer: Sendable {
     /// The port it listens on.
     public let port: Int
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:PORT`, or `https://…` when the server serves TLS.
+    public var baseURL: String { "\(server.configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// Starts a server with `configuration`, on loopback and a free port whatever it says, logging
     /// to `logger` (by default nowhere).
@@ -72,10 +72,12 @@ public final class RunningServer: Sendable {
             timeout: timeout)
     }
 
-    /// ``send(_:_:token:body:contentType:headers:timeout:)`` to any base URL (a stopped server's, say).
+    /// ``send(_:_:token:body:contentType:headers:timeout:)`` to any base URL (a stopped server's, say),
+    /// through `client` (one that trusts a test certificate, say).
     public static func send(
         to baseURL: String, _ method: HTTPMethod, _ path: String, token: String?, body: [UInt8]? = nil,
-        contentType: String? = "application/json", headers: [(String, String)] = [], timeout: Duration = .seconds(30)
+        contentType: String? = "application/json", headers: [(String, String)] = [], timeout: Duration = .seconds(30),
+        client: HTTPClient = .shared
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
@@ -85,7 +87,7 @@ public final class RunningServer: Sendable {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout.components.seconds))
+        let response = try await client.execute(request, timeout: .seconds(timeout.components.seconds))
         let buffer = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Array(buffer.readableBytesView))
     }

@@ -22,6 +22,8 @@ final class ServerFixture: @unchecked Sendable {
     let directory = TemporaryDirectory(prefix: "syncserver-test")
     let clock = ManualClock()
     let limits: SyncLimits
+    /// Changes the configuration further (TLS, metrics).
+    let configure: @Sendable (inout SyncServer.Configuration) -> Void
     private(set) var running: RunningServer?
     private var clients: [Store] = []
 
@@ -30,8 +32,12 @@ final class ServerFixture: @unchecked Sendable {
     private(set) var baseURL = ""
 
 
-    init(limits: SyncLimits = SyncLimits()) async throws {
+    init(
+        limits: SyncLimits = SyncLimits(),
+        configure: @escaping @Sendable (inout SyncServer.Configuration) -> Void = { _ in }
+    ) async throws {
         self.limits = limits
+        self.configure = configure
         try await start()
     }
 
@@ -45,6 +51,7 @@ final class ServerFixture: @unchecked Sendable {
             configuration.storeConfiguration.durability = .relaxed
             configuration.storeConfiguration.physicalClock = clock.function
             configuration.logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            configure(&configuration)
             return configuration
         }
     }
@@ -102,8 +109,12 @@ final class ServerFixture: @unchecked Sendable {
 }
 
 /// Runs `body` with a fresh fixture, then closes it.
-func withServer(limits: SyncLimits = SyncLimits(), _ body: (ServerFixture) async throws -> Void) async throws {
-    let fixture = try await ServerFixture(limits: limits)
+func withServer(
+    limits: SyncLimits = SyncLimits(),
+    configure: @escaping @Sendable (inout SyncServer.Configuration) -> Void = { _ in },
+    _ body: (ServerFixture) async throws -> Void
+) async throws {
+    let fixture = try await ServerFixture(limits: limits, configure: configure)
     do {
         try await body(fixture)
     } catch {

@@ -9,9 +9,9 @@ import Testing
 /// Forged and reused event ids against a real server: refused with a 403 or a 409, nothing
 /// appended, and the real replica's writes reach everyone.
 extension HostileClientTests {
-    @Test("forged origins → 403, a replica id of another token → 403, a known id with other content → 409")
-    func forgedIdentities() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("forged origins → 403, a replica id of another token → 403, a known id with other content → 409", arguments: TestBackend.all)
+    func forgedIdentities(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let victim = setup.client
             let first = try await setup.server.send(
                 .POST, "/v1/stores/notes/events", token: ServerHarness.notesToken, body: setup.validBody)

@@ -30,11 +30,11 @@ struct HostileClientTests {
         let freshEvents: [Event]
         var tried = 0
 
-        init() async throws {
+        init(backend: TestBackend) async throws {
             var limits = SyncLimits()
             limits.maxRequestBytes = 64 << 10
             limits.maxPushEvents = 50
-            server = try await ServerHarness(dataDirectory: directory.appending("data"), limits: limits)
+            server = try await ServerHarness(dataDirectory: directory.appending("data"), backend: backend, limits: limits)
             client = try Store.open(at: directory.appending("client"))
             for store in ["notes", "other"] {
                 let seedStore = try Store.open(at: directory.appending("seed-\(store)"))
@@ -83,8 +83,8 @@ struct HostileClientTests {
         }
     }
 
-    static func withSetup(_ body: (Setup) async throws -> Void) async throws {
-        let setup = try await Setup()
+    static func withSetup(backend: TestBackend, _ body: (Setup) async throws -> Void) async throws {
+        let setup = try await Setup(backend: backend)
         do {
             try await body(setup)
         } catch {
@@ -95,9 +95,9 @@ struct HostileClientTests {
         await setup.close()
     }
 
-    @Test("malformed, truncated, empty, deeply nested and non-UTF-8 bodies → 400")
-    func malformedBodies() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("malformed, truncated, empty, deeply nested and non-UTF-8 bodies → 400", arguments: TestBackend.all)
+    func malformedBodies(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let valid = setup.validBody
             try await setup.expectRefused("malformed", body: Array(#"{"replica": "#.utf8), status: 400)
             for cut in [1, valid.count / 3, valid.count / 2, valid.count - 1] {
@@ -136,9 +136,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("unknown keys and integers beyond 64 bits → 400 malformed-body naming the key")
-    func unknownKeysAndHugeIntegers() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("unknown keys and integers beyond 64 bits → 400 malformed-body naming the key", arguments: TestBackend.all)
+    func unknownKeysAndHugeIntegers(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let text = setup.validText
             let cases: [(label: String, body: String, detail: String)] = [
                 ("unknown body key", text.replacingOccurrences(of: #"{"events":"#, with: #"{"evnets":[],"events":"#),
@@ -161,9 +161,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("oversized bodies → 413, with and without Content-Length; too many events → 4xx")
-    func oversized() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("oversized bodies → 413, with and without Content-Length; too many events → 4xx", arguments: TestBackend.all)
+    func oversized(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let padding = String(repeating: "x", count: 200 << 10)
             let big = setup.validText.replacingOccurrences(of: "world", with: padding)
             try await setup.expectRefused("200 KiB body", body: Array(big.utf8), status: 413)
@@ -197,9 +197,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("wrong or missing content type → 415, nothing stored")
-    func wrongContentType() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("wrong or missing content type → 415, nothing stored", arguments: TestBackend.all)
+    func wrongContentType(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             try await setup.expectRefused("text/plain", body: setup.validBody, contentType: "text/plain", status: 415)
             // A fresh batch each time, so that an accepted body would show as a head change.
             var events = try await setup.client.append([.put("notes", id: "ct1", fields: ["title": "form"])])
@@ -213,9 +213,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("auth: missing, unknown, malformed, other store's token → 401/403")
-    func authentication() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("auth: missing, unknown, malformed, other store's token → 401/403", arguments: TestBackend.all)
+    func authentication(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let body = setup.validBody
             try await setup.expectRefused("no token", token: nil, body: body, status: 401)
             try await setup.expectRefused("unknown token", token: "nope", body: body, status: 401)
@@ -227,9 +227,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("path traversal and hostile store names → 4xx, nothing created outside the data directory")
-    func pathTraversal() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("path traversal and hostile store names → 4xx, nothing created outside the data directory", arguments: TestBackend.all)
+    func pathTraversal(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let root = setup.directory.path
             let listing = { () -> [String] in
                 (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter { !$0.hasPrefix("client") }.sorted()
@@ -263,9 +263,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("replayed batches are idempotent; far-future stamps → 422; bad query parameters → 400")
-    func replayAndStamps() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("replayed batches are idempotent; far-future stamps → 422; bad query parameters → 400", arguments: TestBackend.all)
+    func replayAndStamps(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let first = try await setup.server.send(.POST, "/v1/stores/notes/events", body: setup.validBody)
             #expect(first.status == 200, "\(first.text)")
             let head = try await setup.server.head(of: "notes")
@@ -314,9 +314,9 @@ struct HostileClientTests {
             + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"replica\":"
     }
 
-    @Test("a slow body does not hang the server: other requests are answered meanwhile")
-    func slowBody() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("a slow body does not hang the server: other requests are answered meanwhile", arguments: TestBackend.all)
+    func slowBody(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let before = try await setup.heads()
             setup.tried += 1
             // Headers announcing 1000 bytes, then 11 bytes, then silence.
@@ -399,9 +399,9 @@ struct HostileClientTests {
         ]
     }
 
-    @Test("broken HTTP framing (chunk sizes, short bodies, half-closes) → 400, one answer, connection closed")
-    func malformedFraming() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("broken HTTP framing (chunk sizes, short bodies, half-closes) → 400, one answer, connection closed", arguments: TestBackend.all)
+    func malformedFraming(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             for (label, request, halfClose) in HostileClientTests.framingCases(ServerHarness.adminToken) {
                 setup.tried += 1
                 let before = try await setup.heads()
@@ -424,9 +424,9 @@ struct HostileClientTests {
         }
     }
 
-    @Test("HTTP/1.0 without keep-alive, and Connection: close in any spelling, end the connection after the response")
-    func connectionClose() async throws {
-        try await HostileClientTests.withSetup { setup in
+    @Test("HTTP/1.0 without keep-alive, and Connection: close in any spelling, end the connection after the response", arguments: TestBackend.all)
+    func connectionClose(backend: TestBackend) async throws {
+        try await HostileClientTests.withSetup(backend: backend) { setup in
             let port = setup.server.port
             let auth = "Authorization: Bearer \(ServerHarness.adminToken)\r\n"
             let push = "Content-Type: application/json\r\nContent-Length: \(setup.validBody.count)\r\n\r\n" + setup.validText

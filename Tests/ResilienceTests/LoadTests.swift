@@ -2,17 +2,20 @@ import EventStore
 import EventStoreTestSupport
 import EventSync
 import Foundation
+import SyncTestSupport
 import Synchronization
 import Testing
 
 /// Many clients pushing and pulling against one server at once.
 @Suite("Load", .serialized)
 struct LoadTests {
-    @Test("50 concurrent clients push and pull: no errors, nothing lost or duplicated, all converge")
-    func concurrentClients() async throws {
+    @Test(
+        "50 concurrent clients push and pull: no errors, nothing lost or duplicated, all converge",
+        arguments: TestBackend.all)
+    func concurrentClients(backend: TestBackend) async throws {
         let directory = TemporaryDirectory(prefix: "load")
         defer { directory.remove() }
-        let server = try await ServerHarness(dataDirectory: directory.appending("server"))
+        let server = try await ServerHarness(dataDirectory: directory.appending("server"), backend: backend)
         let clients = Reliability.count(ci: 50, long: 200)
         let rounds = Reliability.count(ci: 4, long: 20)
         let eventsPerRound = 5
@@ -87,7 +90,7 @@ struct LoadTests {
         let p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
         let seconds = Double(loadTime.components.seconds) + Double(loadTime.components.attoseconds) / 1e18
         print(
-            "load: \(clients) clients × \(rounds) rounds, \(total) events pushed and fanned out to every client in \(loadTime); "
+            "load (\(backend)): \(clients) clients × \(rounds) rounds, \(total) events pushed and fanned out to every client in \(loadTime); "
                 + "\(String(format: "%.0f", Double(total) / seconds)) events/s pushed, "
                 + "\(String(format: "%.1f", Double(sorted.count) / seconds)) syncs/s; sync latency p50 \(p50), p99 \(p99)")
         for store in stores { store.close() }

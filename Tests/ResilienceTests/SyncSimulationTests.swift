@@ -4,6 +4,7 @@ import EventSync
 import EventSyncService
 import Foundation
 import Synchronization
+import SyncTestSupport
 import Testing
 
 /// A transport that misbehaves on purpose, driven by a seeded generator: requests or responses
@@ -132,13 +133,6 @@ struct SyncSimulationTests {
         var faults: [String: Int] = [:]
     }
 
-    static func makeService(path: String, clock: ManualClock) throws -> SyncService {
-        var configuration = SyncService.Configuration(dataDirectory: path)
-        configuration.storeConfiguration.durability = .bulk
-        configuration.storeConfiguration.physicalClock = clock.function
-        return try SyncService(configuration: configuration)
-    }
-
     /// A write, whatever id it carries: a store that moves to a new replica id keeps the stamp
     /// and the content of its writes, not their ids.
     static func writeKey(_ event: Event) -> String {
@@ -176,15 +170,13 @@ struct SyncSimulationTests {
     }
 
     /// One simulation run. Throws (or records issues) on a violated invariant.
-    static func simulate(seed: UInt64) async throws -> Outcome {
+    static func simulate(seed: UInt64, backend: TestBackend) async throws -> Outcome {
         var generator = SeededGenerator(seed: seed)
         var outcome = Outcome()
         let directory = TemporaryDirectory(prefix: "sim-\(seed)")
         defer { directory.remove() }
-        let serverPath = directory.appending("server")
-        let backupPath = directory.appending("backup")
         let serverClock = ManualClock(start: start)
-        var service = try makeService(path: serverPath, clock: serverClock)
+        let server = try await SimulatedServer(backend, directory: directory, clock: serverClock)
         let ids = ReplicaIDSource(seed: seed)
 
         let initialCount = Int.random(in: 2...4, using: &generator)
@@ -217,7 +209,7 @@ struct SyncSimulationTests {
             chaos = stores.indices.map { index in
                 ChaosTransport(
                     InProcessTransport(
-                        service: service, storeName: "shared", credential: SyncCredential(id: "user-\(users[index])")),
+                        service: server.service, storeName: "shared", credential: SyncCredential(id: "user-\(users[index])")),
                     seed: seed &* 31 &+ UInt64(index) &+ UInt64(outcome.restores + outcome.clientRestores) << 32)
             }
             var configuration = Synchronizer.Configuration()
@@ -230,7 +222,7 @@ struct SyncSimulationTests {
         /// The writes some store other than `excluded` holds (the server and every replica).
         func writesHeldElsewhere(excluding excluded: Int?) async throws -> Set<String> {
             var held: Set<String> = []
-            if try await service.storeNames().contains("shared") { held.formUnion(try writeKeys(try await service.store(named: "shared"))) }
+            held.formUnion(try await server.events().map(writeKey))
             for (index, store) in stores.enumerated() where index != excluded { held.formUnion(try writeKeys(store)) }
             return held
         }
@@ -279,27 +271,19 @@ struct SyncSimulationTests {
                 for clock in clocks { clock.advance(by: delta) }
             case 87..<92:
                 // Back up the server (stopped), or later restore that older copy.
-                service.close()
                 if !backedUp {
-                    try? FileManager.default.removeItem(atPath: backupPath)
-                    if FileManager.default.fileExists(atPath: serverPath) {
-                        try FileManager.default.copyItem(atPath: serverPath, toPath: backupPath)
+                    if let copied = try await server.backUp() {
                         backedUp = true
-                        let copy = try Store.open(at: backupPath)
-                        serverBackupWrites = try writeKeys(copy)
-                        copy.close()
+                        serverBackupWrites = Set(copied.map(writeKey))
                     }
-                    service = try makeService(path: serverPath, clock: serverClock)
                 } else {
                     // Writes only the server held, and not its backup, go with it.
                     var kept = serverBackupWrites
                     for store in stores { kept.formUnion(try writeKeys(store)) }
                     expected = expected.filter { kept.contains($0.key) }
-                    try FileManager.default.removeItem(atPath: serverPath)
-                    try FileManager.default.copyItem(atPath: backupPath, toPath: serverPath)
+                    try await server.restore()
                     outcome.restores += 1
                     backedUp = false
-                    service = try makeService(path: serverPath, clock: serverClock)
                 }
                 synchronizers = makeSynchronizers()
             case 92..<98:
@@ -359,7 +343,7 @@ struct SyncSimulationTests {
                 do {
                     report = try await synchronizer.sync()
                 } catch {
-                    let stores = (try? await service.storeNames()) ?? []
+                    let stores = (try? await server.service.storeNames()) ?? []
                     throw SyncError(
                         .local, "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
                             + "server stores \(stores), restores \(outcome.restores)) failed: \(error)")
@@ -377,17 +361,17 @@ struct SyncSimulationTests {
                 + "client restores \(outcome.clientRestores), copies \(outcome.copies)")
         }
 
-        let serverStores = try await service.storeNames()
+        let serverStores = try await server.service.storeNames()
         if expected.isEmpty && !serverStores.contains("shared") {
             // Nobody wrote anything, so no store was ever created on the server.
             for store in stores { #expect(try allEvents(of: store).isEmpty) }
-            service.close()
+            server.service.close()
             return outcome
         }
-        let server = try await service.store(named: "shared")
-        let serverEvents = try allEvents(of: server)
+        let serverEvents = try await server.events()
         let serverIDs = Set(serverEvents.map(\.id))
-        let serverSnapshot = try StoreSnapshot(server)
+        #expect(serverEvents.map(\.seq) == Array(1...UInt64(serverEvents.count)), "seed \(seed): the server's log has gaps")
+        let serverSnapshot = try await server.snapshot(scratch: directory.appending("server-view"))
         let missing = Set(expected.keys).subtracting(serverEvents.map(writeKey))
         #expect(missing.isEmpty, "seed \(seed): \(missing.count) acknowledged writes missing on the server")
         for (index, store) in stores.enumerated() {
@@ -400,23 +384,26 @@ struct SyncSimulationTests {
             #expect(try synchronizers[index].pendingCount() == 0, "seed \(seed): replica \(index) still has pending events")
             #expect(try store.verify().isConsistent, "seed \(seed): replica \(index) does not verify")
         }
-        service.close()
+        server.service.close()
         return outcome
     }
 
-    @Test("seeded simulation: lossy, duplicating, cut network; clock skew; server and replicas restored from backups; copied stores")
-    func simulation() async throws {
+    @Test(
+        "seeded simulation: lossy, duplicating, cut network; clock skew; server and replicas restored from backups; copied stores",
+        arguments: TestBackend.all)
+    func simulation(backend: TestBackend) async throws {
         let seeds: [UInt64]
         if let seed = Reliability.fixedSeed {
             seeds = [seed]
         } else {
-            seeds = Array(1...UInt64(Reliability.count(ci: 200, long: 5000)))
+            // A PostgreSQL run makes a database per seed: fewer seeds in CI.
+            seeds = Array(1...UInt64(backend == .lmdb ? Reliability.count(ci: 200, long: 5000) : Reliability.count(ci: 40, long: 1000)))
         }
         var total = Outcome()
         let started = ContinuousClock.now
         for seed in seeds {
             do {
-                let outcome = try await SyncSimulationTests.simulate(seed: seed)
+                let outcome = try await SyncSimulationTests.simulate(seed: seed, backend: backend)
                 total.events += outcome.events
                 total.syncs += outcome.syncs
                 total.failedSyncs += outcome.failedSyncs
@@ -427,12 +414,12 @@ struct SyncSimulationTests {
                 total.refusedSkew += outcome.refusedSkew
                 total.faults.merge(outcome.faults, uniquingKeysWith: +)
             } catch {
-                Issue.record("seed \(seed) failed (re-run with EVENTSTORE_SEED=\(seed)): \(error)")
+                Issue.record("seed \(seed) failed on \(backend) (re-run with EVENTSTORE_SEED=\(seed)): \(error)")
                 break
             }
         }
         print(
-            "sync simulation: \(seeds.count) seeds in \(ContinuousClock.now - started), \(total.events) local events, "
+            "sync simulation (\(backend)): \(seeds.count) seeds in \(ContinuousClock.now - started), \(total.events) local events, "
                 + "\(total.syncs) syncs (\(total.failedSyncs) failed under faults, \(total.refusedSkew) refused for skew), "
                 + "\(total.restores) server restores, \(total.clientRestores) replicas restored from backups, "
                 + "\(total.copies) store copies, \(total.replicaChanges) replica id changes, "

@@ -18,9 +18,11 @@ final class ServerHarness: Sendable {
     var port: Int { running.port }
     var baseURL: String { running.baseURL }
 
-    /// Starts a server over `dataDirectory`.
+    /// Starts a server whose stores are LMDB stores in `dataDirectory`, or in a new PostgreSQL
+    /// database with `backend` `.postgres`.
     init(
-        dataDirectory: String, limits: SyncLimits = SyncLimits(), clock: (@Sendable () -> UInt64)? = nil,
+        dataDirectory: String, backend: TestBackend = .lmdb, limits: SyncLimits = SyncLimits(),
+        clock: (@Sendable () -> UInt64)? = nil,
         idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), logger: Logger? = nil
     ) async throws {
         let tokens = try TokenTable(parsing: """
@@ -28,7 +30,8 @@ final class ServerHarness: Sendable {
             \(ServerHarness.notesToken) notes
             \(ServerHarness.otherToken) other
             """)
-        var configuration = SyncServer.Configuration(dataDirectory: dataDirectory, port: 0, tokens: tokens)
+        var configuration = SyncServer.Configuration(
+            backend: try await backend.make(dataDirectory: dataDirectory), port: 0, tokens: tokens)
         configuration.limits = limits
         configuration.idleTimeout = idleTimeout
         configuration.bodyTimeout = bodyTimeout

@@ -82,10 +82,16 @@ extension PostgresSyncStorage {
     // MARK: Push
 
     /// Applies a push in the caller's transaction; returns the outcome and whether it appended.
+    ///
+    /// Five statements: lock the store's row (creating it first when asked and missing), read
+    /// the replica records and the held events the push names, then write everything in one.
     static func push(
         _ name: String, _ push: CheckedPush, create: Bool, on connection: PostgresConnection, logger: Logger
     ) async throws -> (PushOutcome, Bool) {
-        if create {
+        let state: StoreState
+        do {
+            state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
+        } catch let error as SyncError where error.code == .notFound && create {
             let epoch = ReplicaID.random().description
             let empty = Int64(bitPattern: LogDigest.empty.rawValue)
             let rows = try await connection.query(
@@ -97,8 +103,8 @@ extension PostgresSyncStorage {
             for try await _ in rows.decode(String.self) {
                 logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(epoch)"])
             }
+            state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
         }
-        let state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
         let ids = push.events.map(\.event.id)
         var ledger = PostgresLedger(
             epoch: state.epoch, head: state.head, headDigest: state.headDigest,
@@ -161,54 +167,49 @@ extension PostgresSyncStorage {
         return held
     }
 
-    /// Writes what the push changed: its events, its replica records, the store's row, and the
-    /// notification that wakes live pulls on every instance (sent by PostgreSQL at commit).
+    /// Writes what the push changed — its events, its replica records, the store's row — and
+    /// the notification that wakes live pulls on every instance (sent by PostgreSQL at commit),
+    /// in one statement.
     private static func write(
         _ ledger: PostgresLedger, of name: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let appended = ledger.appended
-        if !appended.isEmpty {
-            let seqs = appended.map { Int64(bitPattern: $0.seq) }
-            let highs = appended.map { Int64(bitPattern: $0.checked.event.id.origin.high) }
-            let lows = appended.map { Int64(bitPattern: $0.checked.event.id.origin.low) }
-            let sequences = appended.map { Int64(bitPattern: $0.checked.event.id.sequence) }
-            let digests = appended.map { Int64(bitPattern: $0.digest.rawValue) }
-            let bodies = appended.map { ByteBuffer(bytes: $0.checked.encoded) }
-            try await connection.query(
-                """
+        let changed = ledger.changedReplicas.sorted { $0.description < $1.description }
+        guard !appended.isEmpty || !changed.isEmpty || ledger.epochChanged else { return }
+        let records = changed.map { ledger.replicas[$0] ?? PostgresLedger.Replica() }
+        let seqs = appended.map { Int64(bitPattern: $0.seq) }
+        let highs = appended.map { Int64(bitPattern: $0.checked.event.id.origin.high) }
+        let lows = appended.map { Int64(bitPattern: $0.checked.event.id.origin.low) }
+        let sequences = appended.map { Int64(bitPattern: $0.checked.event.id.sequence) }
+        let digests = appended.map { Int64(bitPattern: $0.digest.rawValue) }
+        let bodies = appended.map { ByteBuffer(bytes: $0.checked.encoded) }
+        let replicas = changed.map(\.description)
+        let owners = records.map(\.owner)
+        let highWaters = records.map { Int64(bitPattern: $0.highWater) }
+        let declaredEpochs = records.map { $0.declaration?.epoch ?? "" }
+        let declared = records.map { Int64(bitPattern: $0.declaration?.through ?? 0) }
+        let head = Int64(bitPattern: try ledger.head())
+        let digest = Int64(bitPattern: try ledger.headDigest().rawValue)
+        let epoch = try ledger.epoch()
+        let notify = !appended.isEmpty
+        try await connection.query(
+            """
+            WITH appended AS (
                 INSERT INTO evstore_events (store, seq, origin_high, origin_low, origin_seq, digest, body)
                 SELECT \(name), * FROM unnest(\(seqs)::bigint[], \(highs)::bigint[], \(lows)::bigint[],
                     \(sequences)::bigint[], \(digests)::bigint[], \(bodies)::bytea[])
-                """, logger: logger)
-        }
-        let changed = ledger.changedReplicas.sorted { $0.description < $1.description }
-        if !changed.isEmpty {
-            let records = changed.map { ledger.replicas[$0] ?? PostgresLedger.Replica() }
-            let names = changed.map(\.description)
-            let owners = records.map(\.owner)
-            let highWaters = records.map { Int64(bitPattern: $0.highWater) }
-            let declaredEpochs = records.map { $0.declaration?.epoch ?? "" }
-            let declared = records.map { Int64(bitPattern: $0.declaration?.through ?? 0) }
-            try await connection.query(
-                """
+            ), replicas AS (
                 INSERT INTO evstore_replicas (store, replica, owner, high_water, declared_epoch, declared)
-                SELECT \(name), * FROM unnest(\(names)::text[], \(owners)::text[], \(highWaters)::bigint[],
+                SELECT \(name), * FROM unnest(\(replicas)::text[], \(owners)::text[], \(highWaters)::bigint[],
                     \(declaredEpochs)::text[], \(declared)::bigint[])
                 ON CONFLICT (store, replica) DO UPDATE SET owner = EXCLUDED.owner, high_water = EXCLUDED.high_water,
                     declared_epoch = EXCLUDED.declared_epoch, declared = EXCLUDED.declared
-                """, logger: logger)
-        }
-        if !appended.isEmpty || ledger.epochChanged {
-            let head = Int64(bitPattern: try ledger.head())
-            let digest = Int64(bitPattern: try ledger.headDigest().rawValue)
-            let epoch = try ledger.epoch()
-            try await connection.query(
-                "UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest) WHERE name = \(name)",
-                logger: logger)
-        }
-        if !appended.isEmpty {
-            try await connection.query("SELECT pg_notify(\(PostgresSchema.channel), \(name))", logger: logger)
-        }
+            ), store AS (
+                UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest)
+                WHERE name = \(name) RETURNING name
+            )
+            SELECT pg_notify(\(PostgresSchema.channel), name) FROM store WHERE \(notify)
+            """, logger: logger)
     }
 
     // MARK: Pull

@@ -2,6 +2,7 @@ import EventStore
 import EventStoreTestSupport
 import EventSync
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// A process killed with SIGKILL at a random moment loses no acknowledged event and leaves a
@@ -185,11 +186,11 @@ struct CrashSafetyTests {
         print("crash-safety rebuild: \(kills) kills, \(completedRebuilds) rebuilds completed between kills, seed \(seed)")
     }
 
-    @Test("pull: a pull killed mid-page resumes; no event lost or duplicated")
-    func killDuringPull() async throws {
+    @Test("pull: a pull killed mid-page resumes; no event lost or duplicated", arguments: TestBackend.all)
+    func killDuringPull(backend: TestBackend) async throws {
         let directory = TemporaryDirectory(prefix: "crash-pull")
         defer { directory.remove() }
-        let server = try await ServerHarness(dataDirectory: directory.appending("server"))
+        let server = try await ServerHarness(dataDirectory: directory.appending("server"), backend: backend)
         // Fill the server's `notes` from a source replica.
         let sourceEvents: [Event]
         do {
@@ -255,7 +256,7 @@ struct CrashSafetyTests {
             #expect(try store.verify().isConsistent)
         }()
         try await server.stop()
-        print("crash-safety pull: \(runs) runs, \(kills) killed mid-pull, finished by the tool: \(finished), seed \(seed)")
+        print("crash-safety pull (\(backend)): \(runs) runs, \(kills) killed mid-pull, finished by the tool: \(finished), seed \(seed)")
         #expect(kills >= 1)
     }
 }

@@ -182,8 +182,9 @@ let package = Package(
         .testTarget(
             name: "EvstoreTests",
             dependencies: [
-                "EvstoreKit", "EventStoreTestSupport", "evstore", "EventStore", "EventSyncService", "LMDB", "SyncServer",
-                .product(name: "Logging", package: "swift-log"),
+                "EvstoreKit", "EventStoreTestSupport", "SyncTestSupport", "evstore", "EventStore", "EventSyncService",
+                "SyncPostgres", "LMDB", "SyncServer", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
             ]
         ),
     ]

@@ -16,6 +16,11 @@ extension EvstoreCommand {
                   evstore dump ./store --items --collection notes
                   evstore dump ./store --events --from 100 --to 200 --format jsonl
                   evstore dump ./store --conflicts --item notes/n1
+                  evstore dump notes --postgres postgres://evstore@db/evstore --events
+
+                With --postgres URL, STORE is the name of a store that sync servers keep in that \
+                PostgreSQL database; that backend keeps the log only, so --events and --meta work \
+                on it (read through the sync service) and the other sections do not.
                 """)
 
         @OptionGroup var options: StoreOptions
@@ -31,6 +36,8 @@ extension EvstoreCommand {
         var origin: String?
         @Option(help: ArgumentHelp("The most records to print.", valueName: "n")) var limit: Int?
         @OptionGroup var format: FormatOptions
+        @Option(help: ArgumentHelp("A sync server's PostgreSQL database; STORE is then a store's name there.", valueName: "url"))
+        var postgres: String?
 
         enum SectionFlag: String, EnumerableFlag {
             case events, items, terms, conflicts, meta
@@ -43,7 +50,6 @@ extension EvstoreCommand {
 
         func run() async throws {
             try await runTool {
-                let store = try StoreAccess.openReadOnly(options.store)
                 var dump = EvstoreKit.Dump()
                 dump.section = EvstoreKit.Dump.Section(rawValue: section.rawValue)!
                 dump.from = from
@@ -53,7 +59,13 @@ extension EvstoreCommand {
                 dump.origin = origin
                 dump.limit = limit ?? .max
                 dump.format = format.resolved
-                try dump.run(store: store, output: .standard)
+                if let postgres {
+                    let server = try ServerStoreAccess.postgres(url: postgres, store: options.store)
+                    defer { server.close() }
+                    try await dump.run(server: server, output: .standard)
+                } else {
+                    try dump.run(store: try StoreAccess.openReadOnly(options.store), output: .standard)
+                }
             }
         }
     }

@@ -14,15 +14,33 @@ extension EvstoreCommand {
                 Examples:
                   evstore verify ./store
                   evstore verify ./phone --against /var/lib/evstore/notes
+                  evstore verify notes --postgres postgres://evstore@db/evstore
+
+                With --postgres URL, STORE is the name of a store that sync servers keep in that \
+                PostgreSQL database (which keeps the log only): its whole log is read through the \
+                sync service and checked — seqs dense, no event twice, every page's checksum, and \
+                the log digest the server reports against the events.
                 """)
 
         @OptionGroup var options: StoreOptions
         @OptionGroup var format: FormatOptions
         @Option(name: .long, help: "Another replica (or a server's store) whose event ids must name the same events.")
         var against: String?
+        @Option(help: ArgumentHelp("A sync server's PostgreSQL database; STORE is then a store's name there.", valueName: "url"))
+        var postgres: String?
 
         func run() async throws {
             try await runTool {
+                if let postgres {
+                    guard against == nil else { throw ToolError.usage("--against does not apply with --postgres") }
+                    let server = try ServerStoreAccess.postgres(url: postgres, store: options.store)
+                    defer { server.close() }
+                    let verification = try await Inspect.verify(server: server)
+                    guard Inspect.printServerVerification(verification, format: format.resolved, output: .standard) else {
+                        throw ExitCode(1)
+                    }
+                    return
+                }
                 let store = try StoreAccess.openReadOnly(options.store)
                 let bar = ProgressBar("verify")
                 let other = try against.map { try StoreAccess.openReadOnly($0) }

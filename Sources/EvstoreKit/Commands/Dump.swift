@@ -69,8 +69,7 @@ public struct Dump: Sendable {
     }
 
     private func events(_ store: Store, _ output: Output) throws {
-        var table = Table(columns: ["seq", "event", "hlc", "op", "item", "fields"])
-        var count = 0
+        var rows = EventRows(self)
         try store.read { reader in
             let seqs: [UInt64]?
             if let item {
@@ -79,30 +78,53 @@ public struct Dump: Sendable {
             } else {
                 seqs = nil
             }
-            func emit(_ event: Event) -> Bool {
-                if let collection, event.collection != collection { return true }
-                if let origin, !event.id.origin.description.hasPrefix(origin.lowercased()) { return true }
-                guard count < limit else { return false }
-                count += 1
-                switch format {
-                case .jsonl: output.line(Rendering.jsonLine(event))
-                case .table:
-                    table.add([
-                        "\(event.seq)", Rendering.shortID(event.id), Rendering.stamp(event.hlc), "\(event.operation)",
-                        "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
-                    ])
-                }
-                return true
-            }
             if let seqs {
                 for seq in seqs where seq >= from && seq <= to {
-                    guard let event = try reader.event(at: seq), emit(event) else { break }
+                    guard let event = try reader.event(at: seq), rows.emit(event, output) else { break }
                 }
             } else {
-                try reader.forEachEvent(from: from, through: to) { emit($0) }
+                try reader.forEachEvent(from: from, through: to) { rows.emit($0, output) }
             }
         }
-        if format == .table { table.render().forEach(output.line) }
+        rows.finish(output)
+    }
+
+    /// Prints events as `--events` does: filtered by collection, item and origin, up to the limit,
+    /// as JSON lines at once or as a table at the end.
+    struct EventRows {
+        private let dump: Dump
+        private let item: (collection: String, id: String)?
+        private var table = Table(columns: ["seq", "event", "hlc", "op", "item", "fields"])
+        private var count = 0
+
+        /// Rows for `dump`; `item` filters on an item (the store resolved it already when `nil`).
+        init(_ dump: Dump, item: (collection: String, id: String)? = nil) {
+            self.dump = dump
+            self.item = item
+        }
+
+        /// Prints `event` when the filters keep it; returns `false` once the limit is reached.
+        mutating func emit(_ event: Event, _ output: Output) -> Bool {
+            if let collection = dump.collection, event.collection != collection { return true }
+            if let item, event.collection != item.collection || event.item != item.id { return true }
+            if let origin = dump.origin, !event.id.origin.description.hasPrefix(origin.lowercased()) { return true }
+            guard count < dump.limit else { return false }
+            count += 1
+            switch dump.format {
+            case .jsonl: output.line(Rendering.jsonLine(event))
+            case .table:
+                table.add([
+                    "\(event.seq)", Rendering.shortID(event.id), Rendering.stamp(event.hlc), "\(event.operation)",
+                    "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
+                ])
+            }
+            return true
+        }
+
+        /// Prints the table, when the format is one.
+        func finish(_ output: Output) {
+            if dump.format == .table { table.render().forEach(output.line) }
+        }
     }
 
     private func items(_ store: Store, _ output: Output) throws {

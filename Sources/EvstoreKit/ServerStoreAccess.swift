@@ -1,0 +1,69 @@
+import EventStore
+public import EventSync
+public import EventSyncService
+import SyncPostgres
+
+/// A store the sync server keeps in PostgreSQL (`evstore dump|verify NAME --postgres URL`). That
+/// backend keeps the log and the sync state only, no items or search index, so the tool reads
+/// it through the sync service, as a client would: the commands that make sense on the log —
+/// `dump --events`, `dump --meta`, `verify` — work on it; the others need a store with
+/// projections (`evstore sync` pulls the log into one).
+///
+/// ```swift
+/// let server = try ServerStoreAccess.postgres(url: "postgres://evstore@db/evstore", store: "notes")
+/// defer { server.close() }
+/// let info = try await server.info()
+/// ```
+public struct ServerStoreAccess: Sendable {
+    /// The service reading the backend.
+    public let service: SyncService
+    /// The store's name on the server.
+    public let name: String
+
+    /// Opens store `name` of the PostgreSQL database at `url`.
+    ///
+    /// - Throws: A usage error for an unusable URL or store name.
+    public static func postgres(url: String, store name: String) throws -> ServerStoreAccess {
+        guard StoreName.isValid(name) else {
+            throw ToolError.usage("\(name.debugDescription) is not a store name (with --postgres, give the store's name)")
+        }
+        let backend: PostgresBackend
+        do {
+            backend = try PostgresBackend(url: url)
+        } catch {
+            throw ToolError.usage("--postgres: \(error)")
+        }
+        return ServerStoreAccess(service: try SyncService(configuration: .init(backend: .postgres(backend))), name: name)
+    }
+
+    /// The store's head, epoch and log digest.
+    ///
+    /// - Throws: ``ToolError`` when the store is missing or the database cannot be read.
+    public func info() async throws -> RemoteInfo {
+        do {
+            return try await service.info(store: name)
+        } catch {
+            throw ToolError("cannot read store \(name.debugDescription) on \(service.configuration.backend): \(error)")
+        }
+    }
+
+    /// Calls `body` with every page of the log after `after`, in order, until it returns `false`.
+    ///
+    /// - Throws: ``ToolError`` when the database cannot be read, or what `body` throws.
+    public func forEachPage(after: UInt64 = 0, _ body: (PullPage) throws -> Bool) async throws {
+        var after = after
+        while true {
+            let page: PullPage
+            do {
+                page = try await service.pull(store: name, after: after, limit: 1000)
+            } catch {
+                throw ToolError("cannot read store \(name.debugDescription) on \(service.configuration.backend): \(error)")
+            }
+            guard try body(page), page.next < page.head, page.next > after else { return }
+            after = page.next
+        }
+    }
+
+    /// Closes the connections.
+    public func close() { service.close() }
+}

@@ -29,6 +29,12 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
     public var password: String?
     /// The database holding the `evstore_` tables (created on first use).
     public var database: String
+    /// The schema holding the tables (created on first use), or `nil` for the role's default
+    /// (`public`). Several independent deployments can share one database, one schema each.
+    public var schema: String?
+    /// How long a request waits for the database (beyond a live pull's own wait) before it
+    /// answers `503 unavailable`.
+    public var requestTimeout: Duration = .seconds(10)
     /// Whether connections use TLS.
     public var tls: TLSMode = .prefer
     /// The most connections this process opens (one more is kept for `LISTEN`).
@@ -43,8 +49,10 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
         self.database = database
     }
 
-    /// Reads a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
-    /// (`postgresql://` too; user, password and database may be percent-encoded).
+    /// Reads a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?PARAMETERS]`
+    /// (`postgresql://` too; user, password and database may be percent-encoded). Parameters:
+    /// `sslmode=disable|prefer|require`, `schema=NAME` (lowercase letters, digits and `_`, at
+    /// most 48, not starting with a digit), `request_timeout=SECONDS` (1–600).
     ///
     /// - Throws: ``PostgresBackend/URLError`` naming what is missing or unsupported.
     public init(url: String) throws {
@@ -69,14 +77,35 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
                         "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")")
                 }
                 tls = mode
+            case "schema":
+                guard let value = item.value, Self.isSchemaName(value) else {
+                    throw URLError(
+                        "schema must be 1–48 lowercase letters, digits or _, not starting with a digit, not \(item.value ?? "nothing")")
+                }
+                schema = value
+            case "request_timeout":
+                guard let value = item.value, let seconds = Int(value), (1...600).contains(seconds) else {
+                    throw URLError("request_timeout must be 1–600 seconds, not \(item.value ?? "nothing")")
+                }
+                requestTimeout = .seconds(seconds)
             default:
-                throw URLError("unknown connection parameter \(item.name.debugDescription) (known: sslmode)")
+                throw URLError(
+                    "unknown connection parameter \(item.name.debugDescription) (known: sslmode, schema, request_timeout)")
             }
         }
     }
 
-    /// `postgres://USER@HOST:PORT/DATABASE`, without the password.
-    public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+    /// `postgres://USER@HOST:PORT/DATABASE` (with `?schema=NAME` when one is set), without the password.
+    public var description: String {
+        "postgres://\(username)@\(host):\(port)/\(database)" + (schema.map { "?schema=\($0)" } ?? "")
+    }
+
+    /// Whether `name` is a schema name the backend accepts (so that it never needs quoting).
+    static func isSchemaName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 48, !(first >= 0x30 && first <= 0x39) else { return false }
+        return bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
 
     /// `url` with its password replaced by `***`.
     private static func redacted(_ url: String) -> String {

@@ -18,8 +18,11 @@ enum PostgresSchema {
     static let version: Int32 = 1
     /// The advisory lock key held while the tables are created.
     static let migrationLock: Int64 = 0x6576_7374_6f72_6531
-    /// The channel a push notifies with its store's name.
-    static let channel = "evstore_events"
+    /// The channel a push notifies with its store's name: one per schema, so that deployments
+    /// sharing a database do not wake each other's pulls.
+    static func channel(schema: String?) -> String {
+        "evstore_events" + (schema.map { "." + $0 } ?? "")
+    }
 
     static let statements: [PostgresQuery] = [
         """
@@ -63,9 +66,13 @@ enum PostgresSchema {
     /// Creates the tables when missing and checks the layout version.
     ///
     /// - Throws: ``EventSync/SyncError/Code/internalError`` for a database written by a newer version.
-    static func prepare(_ client: PostgresClient, logger: Logger) async throws {
+    static func prepare(_ client: PostgresClient, schema: String?, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            if let schema {
+                // The name is checked (PostgresBackend.isSchemaName): it needs no quoting.
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+            }
             for statement in statements { try await connection.query(statement, logger: logger) }
             var found: Int32?
             for try await version in try await connection.query("SELECT max(version) FROM evstore_schema", logger: logger)

@@ -86,7 +86,8 @@ extension PostgresSyncStorage {
     /// Five statements: lock the store's row (creating it first when asked and missing), read
     /// the replica records and the held events the push names, then write everything in one.
     static func push(
-        _ name: String, _ push: CheckedPush, create: Bool, on connection: PostgresConnection, logger: Logger
+        _ name: String, _ push: CheckedPush, create: Bool, channel: String, on connection: PostgresConnection,
+        logger: Logger
     ) async throws -> (PushOutcome, Bool) {
         let state: StoreState
         do {
@@ -112,7 +113,7 @@ extension PostgresSyncStorage {
             replicas: try await replicas(name, Set([push.request.replica] + ids.map(\.origin)), on: connection, logger: logger),
             held: try await held(name, ids, on: connection, logger: logger), now: push.serverTime)
         let outcome = try ledger.apply(push)
-        try await write(ledger, of: name, on: connection, logger: logger)
+        try await write(ledger, of: name, channel: channel, on: connection, logger: logger)
         if let rotated = outcome.rotatedEpoch, let check = push.check {
             SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
         }
@@ -171,7 +172,7 @@ extension PostgresSyncStorage {
     /// the notification that wakes live pulls on every instance (sent by PostgreSQL at commit),
     /// in one statement.
     private static func write(
-        _ ledger: PostgresLedger, of name: String, on connection: PostgresConnection, logger: Logger
+        _ ledger: PostgresLedger, of name: String, channel: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let appended = ledger.appended
         let changed = ledger.changedReplicas.sorted { $0.description < $1.description }
@@ -208,7 +209,7 @@ extension PostgresSyncStorage {
                 UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest)
                 WHERE name = \(name) RETURNING name
             )
-            SELECT pg_notify(\(PostgresSchema.channel), name) FROM store WHERE \(notify)
+            SELECT pg_notify(\(channel), name) FROM store WHERE \(notify)
             """, logger: logger)
     }
 

@@ -20,27 +20,38 @@ final class PostgresSyncStorage: SyncStorage {
     private let configuration: SyncService.Configuration
     private let signals = CommitSignals()
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    /// Set once the tables exist.
+    /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)
     private let closed = Atomic(false)
+    /// The schema of the tables, if not the default.
+    private let schema: String?
+    /// The channel pushes notify (see ``PostgresSchema/channel(schema:)``).
+    let channel: String
+    /// How long a request waits for the database.
+    private let requestTimeout: Duration
 
     /// How often a waiting pull reads the head while the `LISTEN` connection is down.
     static let pollInterval: Duration = .milliseconds(500)
 
     init(backend: PostgresBackend, configuration: SyncService.Configuration) {
         self.configuration = configuration
+        schema = backend.schema
+        channel = PostgresSchema.channel(schema: backend.schema)
+        requestTimeout = backend.requestTimeout
         var clientConfiguration = PostgresClient.Configuration(
             host: backend.host, port: backend.port, username: backend.username, password: backend.password,
             database: backend.database, tls: PostgresSyncStorage.tls(backend.tls))
         clientConfiguration.options.maximumConnections = max(backend.maxConnections, 2)
         clientConfiguration.options.connectTimeout = .seconds(5)
+        if let schema = backend.schema { clientConfiguration.options.additionalStartupParameters = [("search_path", schema)] }
         client = PostgresClient(configuration: clientConfiguration, backgroundLogger: configuration.logger)
         let client = client
         let signals = signals
+        let channel = channel
         let logger = configuration.logger
         tasks.withLock { tasks in
             tasks.append(Task { await client.run() })
-            tasks.append(Task { await PostgresSyncStorage.listen(client, signals: signals, logger: logger) })
+            tasks.append(Task { await PostgresSyncStorage.listen(client, on: channel, signals: signals, logger: logger) })
         }
     }
 
@@ -68,8 +79,9 @@ final class PostgresSyncStorage: SyncStorage {
         let task = prepared.withLock { prepared in
             if let prepared { return prepared }
             let client = client
+            let schema = schema
             let logger = configuration.logger
-            let task = Task { try await PostgresSchema.prepare(client, logger: logger) }
+            let task = Task { try await PostgresSchema.prepare(client, schema: schema, logger: logger) }
             prepared = task
             return task
         }
@@ -87,12 +99,12 @@ final class PostgresSyncStorage: SyncStorage {
     /// after a failure; signals every store after each (re)connection, since notifications sent
     /// while it was down are lost.
     private static func listen(
-        _ client: PostgresClient, signals: CommitSignals, logger: Logger
+        _ client: PostgresClient, on channel: String, signals: CommitSignals, logger: Logger
     ) async {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: PostgresSchema.channel) { notifications in
+                    try await connection.listen(on: channel) { notifications in
                         signals.setListening(true)
                         signals.signalAll()
                         for try await notification in notifications { signals.signal(notification.payload) }
@@ -132,7 +144,8 @@ final class PostgresSyncStorage: SyncStorage {
         let (outcome, appended) = try await mapped { [self] in
             try await ready()
             return try await client.withTransaction(logger: logger) { connection in
-                try await PostgresSyncStorage.push(name, push, create: create, on: connection, logger: logger)
+                try await PostgresSyncStorage.push(
+                    name, push, create: create, channel: channel, on: connection, logger: logger)
             }
         }
         if appended { signals.signal(name) }
@@ -171,17 +184,13 @@ final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    /// How long a request waits for the database (beyond a live pull's own wait) before it
-    /// answers ``EventSync/SyncError/Code/unavailable``: a database that is down or unreachable
-    /// must not hold clients' requests until their own timeouts.
-    static let databaseTimeout: Duration = .seconds(10)
-
-    /// Runs `body` within ``databaseTimeout`` (plus `waiting`), mapping the database's errors to
-    /// ``EventSync/SyncError``s.
+    /// Runs `body` within the request timeout (plus `waiting`), mapping the database's errors to
+    /// ``EventSync/SyncError``s: a database that is down or unreachable must not hold clients'
+    /// requests until their own timeouts.
     private func mapped<T: Sendable>(waiting: Duration = .zero, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
-        let limit = PostgresSyncStorage.databaseTimeout + waiting
+        let limit = requestTimeout + waiting
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await body() }

@@ -6,13 +6,15 @@ import Testing
 /// Connection URLs: what `evstore serve --postgres` accepts, and clear errors for the rest.
 struct PostgresBackendTests {
     @Test func aURLGivesEveryPart() throws {
-        let backend = try PostgresBackend(url: "postgres://evstore:s%40cret@db.internal:6543/sync?sslmode=require")
+        let backend = try PostgresBackend(
+            url: "postgres://evstore:s%40cret@db.internal:6543/sync?sslmode=require&schema=tenant_7&request_timeout=30")
         #expect(backend.host == "db.internal" && backend.port == 6543)
         #expect(backend.username == "evstore" && backend.password == "s@cret" && backend.database == "sync")
-        #expect(backend.tls == .require)
-        #expect(backend.description == "postgres://evstore@db.internal:6543/sync")
+        #expect(backend.tls == .require && backend.schema == "tenant_7" && backend.requestTimeout == .seconds(30))
+        #expect(backend.description == "postgres://evstore@db.internal:6543/sync?schema=tenant_7")
         let defaults = try PostgresBackend(url: "postgresql://me@localhost/db")
-        #expect(defaults.port == 5432 && defaults.password == nil && defaults.tls == .prefer)
+        #expect(defaults.port == 5432 && defaults.password == nil && defaults.tls == .prefer && defaults.schema == nil)
+        #expect(defaults.requestTimeout == .seconds(10))
     }
 
     @Test(arguments: [
@@ -23,6 +25,9 @@ struct PostgresBackendTests {
         ("postgres://me@host/db?sslmode=maybe", "sslmode must be one of"),
         ("postgres://me@host/db?timeout=3", "unknown connection parameter"),
         ("postgres://me:secret@/db", "names no host"),
+        ("postgres://me@host/db?schema=Bad-Name", "schema must be"),
+        ("postgres://me@host/db?schema=1abc", "schema must be"),
+        ("postgres://me@host/db?request_timeout=0", "request_timeout must be"),
     ])
     func aBadURLIsRefusedWithItsReason(url: String, reason: String) {
         do {

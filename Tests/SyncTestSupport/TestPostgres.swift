@@ -21,40 +21,41 @@ public enum TestPostgres {
     /// Whether PostgreSQL tests run: with a database, or in CI (where they fail without one).
     public static var isEnabled: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
 
-    /// A new, empty database on the test server (each test gets its own, so that tests run in
-    /// parallel; the whole server is thrown away after the run).
+    /// A new, empty place on the test server: a schema of its own in the test database (each test
+    /// gets one, so that tests run in parallel; the whole server is thrown away after the run).
+    /// Requests may wait a minute for the database: the tests run many at once on a busy machine.
     ///
-    /// - Throws: When no server was started (see ``environmentKey``) or it cannot be reached.
+    /// - Throws: When no server was started (see ``environmentKey``).
     public static func freshDatabase() async throws -> PostgresBackend {
         guard let url else {
             throw TestPostgresError(
                 "no PostgreSQL for the tests: run them with ./Tools/test.sh, which starts one, or set \(environmentKey)")
         }
-        let base = try PostgresBackend(url: url)
-        let name = "evstore_t_" + String(UInt64.random(in: 0..<UInt64.max), radix: 36)
-        try await withAdminClient(base) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        }
-        var backend = base
-        backend.database = name
+        var backend = try PostgresBackend(url: url)
+        backend.schema = "t_" + String(UInt64.random(in: 0..<UInt64.max), radix: 36)
+        backend.requestTimeout = .seconds(60)
         return backend
     }
 
     /// The connection URL of `backend` (as `evstore serve --postgres` takes it).
     public static func url(of backend: PostgresBackend) -> String {
         let password = backend.password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
-        return "postgres://\(backend.username)\(password)@\(backend.host):\(backend.port)/\(backend.database)?sslmode=\(backend.tls.rawValue)"
+        let schema = backend.schema.map { "&schema=\($0)" } ?? ""
+        return "postgres://\(backend.username)\(password)@\(backend.host):\(backend.port)/\(backend.database)"
+            + "?sslmode=\(backend.tls.rawValue)\(schema)&request_timeout=\(backend.requestTimeout.components.seconds)"
     }
 
-    /// Runs `body` with a client on `backend`'s database.
+    /// Runs `body` with a client on `backend`'s database and schema.
     @discardableResult
     public static func withAdminClient<T: Sendable>(
         _ backend: PostgresBackend, _ body: @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
+        var configuration = PostgresClient.Configuration(
+            host: backend.host, port: backend.port, username: backend.username, password: backend.password,
+            database: backend.database, tls: .disable)
+        if let schema = backend.schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
         let client = PostgresClient(
-            configuration: .init(
-                host: backend.host, port: backend.port, username: backend.username, password: backend.password,
-                database: backend.database, tls: .disable),
+            configuration: configuration,
             backgroundLogger: Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {

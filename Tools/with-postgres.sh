@@ -50,7 +50,7 @@ trap stop EXIT
 "${as_user[@]}" "$bin/initdb" -D "$dir/data" -U evstore --auth=trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
 "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off -c synchronous_commit=off" \
     start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 "$bin/createdb" -h 127.0.0.1 -p "$port" -U evstore evstore_test
 

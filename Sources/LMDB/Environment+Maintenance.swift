@@ -3,6 +3,12 @@ internal import CLMDB
 extension Environment {
     /// Facts about the environment: map size, space used, readers.
     public func info() -> EnvironmentInfo {
+        // LMDB reads them from the meta pages, in the map: not while a resize has it unmapped.
+        resizeLock.withShared { infoHoldingResizeLock() }
+    }
+
+    /// ``info()`` for a caller that holds the resize lock, shared or exclusive.
+    func infoHoldingResizeLock() -> EnvironmentInfo {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         var stat = MDB_stat()

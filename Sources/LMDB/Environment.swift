@@ -254,7 +254,7 @@ public final class Environment: @unchecked Sendable {
     private func grow() throws {
         try resizeLock.withExclusive { () throws -> Void in
             drainReadPool()
-            let current = info().mapSize
+            let current = infoHoldingResizeLock().mapSize
             guard current < configuration.maximumMapSize else { throw LMDBError.mapFull }
             let doubled = max(current * 2, current + (64 << 20))
             let newSize = min(doubled, configuration.maximumMapSize)

@@ -1,4 +1,5 @@
 #if ENABLE_MOCKING
+    import Foundation
     import LMDB
     import Testing
 
@@ -102,6 +103,27 @@
                 #expect(attempts == 2)
                 #expect(environment.info().mapSize > 1 << 20)
                 #expect(try value(environment, db) == bytes("grown"))
+            }
+        }
+
+        /// `info()` reads the meta pages, which are in the map: it must not run while a resize
+        /// has the map unmapped. Each forced `MAP_RESIZED` below makes the reader adopt the map
+        /// size anew (unmap, map again), 5,000 times, while other threads ask for `info()`.
+        @Test func infoWaitsWhileTheMapIsReplaced() async {
+            await #expect(processExitsWith: .success) {
+                let directory = TestDirectory()
+                defer { directory.remove() }
+                let environment = try Environment.open(path: directory.path)
+                environment._forceFailure("mdb_txn_begin", error: .mapResized, times: 5_000)
+                let done = Flag()
+                let askers = (0..<2).map { _ in
+                    Thread {
+                        while !done.isSet { _ = environment.info() }
+                    }
+                }
+                for asker in askers { asker.start() }
+                try environment.read { _ in }  // 5,000 adoptions of the map size, then the read
+                done.set()
             }
         }
 

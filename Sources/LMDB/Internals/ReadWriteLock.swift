@@ -23,13 +23,16 @@ final class ReadWriteLock: @unchecked Sendable {
     }
 
     func withShared<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_rwlock_rdlock(lock)
+        let status = pthread_rwlock_rdlock(lock)
+        // EDEADLK: this thread holds the lock exclusively. Going on would release that lock.
+        precondition(status == 0, "pthread_rwlock_rdlock failed with \(status)")
         defer { pthread_rwlock_unlock(lock) }
         return try body()
     }
 
     func withExclusive<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_rwlock_wrlock(lock)
+        let status = pthread_rwlock_wrlock(lock)
+        precondition(status == 0, "pthread_rwlock_wrlock failed with \(status)")
         defer { pthread_rwlock_unlock(lock) }
         return try body()
     }

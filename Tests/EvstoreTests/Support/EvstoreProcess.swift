@@ -36,17 +36,16 @@ struct ProcessResult: Sendable, CustomStringConvertible {
 /// let result = try await EvstoreProcess.run(["dump", store, "--format", "jsonl"])
 /// #expect(result.status == 0)
 /// ```
-final class EvstoreProcess: @unchecked Sendable {
+final class EvstoreProcess: Sendable {
     /// The path of the `evstore` binary built with the tests.
     static let executablePath: String = locateExecutable()
 
     /// The child.
-    let process: Process
+    let process: SpawnedProcess
     let command: [String]
     private let stdoutPath: String
     private let stderrPath: String
     private let stdinPath: String?
-    private let exited: AsyncStream<Void>
 
     /// Starts `evstore` (or `executable`) with `arguments`, feeding it `stdin` when given.
     init(
@@ -57,32 +56,16 @@ final class EvstoreProcess: @unchecked Sendable {
         stdoutPath = base + ".out"
         stderrPath = base + ".err"
         command = [executable] + arguments
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        var handles = [FileHandle(forWritingAtPath: stdoutPath), FileHandle(forWritingAtPath: stderrPath)]
-        process.standardOutput = handles[0]
-        process.standardError = handles[1]
         if let stdin {
             let path = base + ".in"
             _ = FileManager.default.createFile(atPath: path, contents: stdin)
-            handles.append(FileHandle(forReadingAtPath: path))
-            process.standardInput = handles[2]
             stdinPath = path
         } else {
-            process.standardInput = FileHandle.nullDevice
             stdinPath = nil
         }
-        // The child has its own copies of the descriptors once it runs.
-        defer { for handle in handles { try? handle?.close() } }
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in continuation.finish() }
-        exited = stream
-        self.process = process
-        try ProcessLaunch.run(process)
+        process = try SpawnedProcess(
+            executable: executable, arguments: arguments, standardInput: stdinPath, standardOutput: stdoutPath,
+            standardError: stderrPath, currentDirectory: currentDirectory)
     }
 
     /// Whether the child is still running.
@@ -95,37 +78,24 @@ final class EvstoreProcess: @unchecked Sendable {
     var stdoutSoFar: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
     /// Sends SIGTERM to the child.
-    func terminate() { process.terminate() }
+    func terminate() { process.send(signal: SIGTERM) }
 
     /// Waits for the child to exit (killing it after `timeout`) and returns what it printed.
     /// Call once.
     func wait(timeout: Duration = .seconds(60)) async -> ProcessResult {
-        let exited = self.exited
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in exited {}
-                return !Task.isCancelled
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        var termination = await process.termination(within: timeout)
+        let timedOut = termination == nil
+        if timedOut {
+            process.send(signal: SIGTERM)
+            termination = await process.termination(within: .seconds(5))
         }
-        if !finished {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+        if termination == nil { process.send(signal: SIGKILL) }
+        let status = (termination ?? process.waitUntilExit()).status
         let result = ProcessResult(
-            command: command, status: process.terminationStatus,
+            command: command, status: status,
             stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "",
-            timedOut: !finished)
+            timedOut: timedOut)
         for path in [stdoutPath, stderrPath] + (stdinPath.map { [$0] } ?? []) {
             try? FileManager.default.removeItem(atPath: path)
         }

@@ -21,11 +21,11 @@ enum Reliability {
 }
 
 /// A child process whose standard output goes to a file (read at any time), killed on demand.
-final class ChildProcess: @unchecked Sendable {
+final class ChildProcess: Sendable {
     /// The `evstore-crash` binary built with the tests.
     static let crashToolPath: String = builtExecutable(named: "evstore-crash")
 
-    let process = Process()
+    let process: SpawnedProcess
     let outputPath: String
     let errorPath: String
 
@@ -34,18 +34,12 @@ final class ChildProcess: @unchecked Sendable {
         let base = NSTemporaryDirectory() + "resilience-child-" + UUID().uuidString
         outputPath = base + ".out"
         errorPath = base + ".err"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        process = try SpawnedProcess(
+            executable: executable, arguments: arguments, standardOutput: outputPath, standardError: errorPath)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // The child itself is killed (if still running) when `process` goes.
         try? FileManager.default.removeItem(atPath: outputPath)
         try? FileManager.default.removeItem(atPath: errorPath)
     }
@@ -71,22 +65,16 @@ final class ChildProcess: @unchecked Sendable {
     @discardableResult
     func killNow() -> Bool {
         let wasRunning = process.isRunning
-        if wasRunning { kill(process.processIdentifier, SIGKILL) }
+        if wasRunning { process.send(signal: SIGKILL) }
         process.waitUntilExit()
         return wasRunning
     }
 
     /// Waits for the process to end by itself, up to `timeout`; kills it after that.
     func wait(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            killNow()
-            return nil
-        }
-        return process.terminationStatus
+        if let termination = await process.termination(within: timeout) { return termination.status }
+        killNow()
+        return nil
     }
 
     /// Waits until a line satisfying `predicate` appears (or the process ends, or `timeout`).

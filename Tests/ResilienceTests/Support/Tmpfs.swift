@@ -70,17 +70,7 @@ struct Tmpfs {
     }
 
     static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try ProcessLaunch.run(process)
-        } catch {
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process = try? SpawnedProcess(executable: executable, arguments: arguments) else { return -1 }
+        return process.waitUntilExit().status
     }
 }

@@ -76,7 +76,10 @@ struct Orchestrator {
             report.printScaling(scaling)
         }
         if selected.contains(.sync) {
-            let results = try runTasks([ChildTask(scenario: .sync, engine: .eventstore)], events: options.syncEvents)
+            // Both backends side by side; PostgreSQL only with a database to run on.
+            let backends = ServerBackend.allCases.filter { $0 != .postgres || options.postgres != nil }
+            let tasks = backends.map { ChildTask(scenario: .sync, engine: .eventstore, backend: $0) }
+            let results = try runTasks(tasks, events: options.syncEvents)
             if !options.keep && options.syncEvents != options.events {
                 try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.syncEvents))
             }
@@ -195,7 +198,7 @@ extension Orchestrator {
             case .reads: ("reads.point", true)
             case .search: ("search.exact.p50", false)
             case .size, .scaling: ("size", false)
-            case .sync: ("sync.first.rate", true)
+            case .sync: ("sync.\((task.backend ?? .lmdb).rawValue).first.rate", true)
             case .queries:
                 task.indexes == QuerySuite.indexes.count
                     ? ("query.folder.p50", false) : ("tasks.append.idx\(task.indexes ?? 0)", true)

@@ -176,9 +176,13 @@ struct Orchestrator {
             var best: ChildResult?
             for run in 0..<(task.scenario == .size ? 1 : options.repeats) {
                 let start = monotonicNanoseconds()
+                let loadBefore = ProcessStats.loadAverage() ?? 0
                 let result = try ChildProcess.run(task, events: events, options: options, workdir: workdir)
                 let seconds = Double(monotonicNanoseconds() - start) / 1e9
-                log(label + (options.repeats > 1 ? " (run \(run + 1))" : "") + String(format: "  %.1f s", seconds))
+                // The machine's load: on a shared machine, what else ran meanwhile.
+                let load = String(format: "  (load average %.1f → %.1f)", loadBefore, ProcessStats.loadAverage() ?? 0)
+                let repeated = options.repeats > 1 ? " (run \(run + 1))" : ""
+                log(label + repeated + String(format: "  %.1f s", seconds) + load)
                 if best.map({ Orchestrator.isBetter(result, than: $0, task: task) }) ?? true { best = result }
             }
             if let best { results.record(best, task: task) }

@@ -50,7 +50,7 @@ struct SyncBenchmark {
             let database = try PostgresBackend(url: url)
             // A new store each run, so that a database kept between runs never mixes them.
             storeName = SyncBenchmark.storeName + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            probe = try PostgresProbe.open(database)
+            probe = PostgresProbe.open(database)
             for (name, value) in try probe?.settings() ?? [:] { notes["postgres.\(name)"] = value }
             let sizeBefore = try probe?.databaseBytes()
             figures["seed.pushed"] = try PostgresSeeder(seedStore: seedStore, database: database).seed(into: storeName)

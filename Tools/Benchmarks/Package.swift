@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// The benchmark package: EventStore against SQLite (GRDB, FTS5) and raw LMDB on one workload,
-/// and sync over loopback HTTP (`SyncServer` and `EventSync`'s `HTTPTransport`).
+/// and sync over loopback HTTP (`SyncServer` on its LMDB and PostgreSQL backends, and
+/// `EventSync`'s `HTTPTransport`).
 ///
 /// It is a nested package so that GRDB never becomes a dependency of the main package.
 /// Build and run from the repository root with `./Tools/Benchmarks/run.sh` (`--short` for CI).
@@ -24,6 +25,8 @@ let package = Package(
         .package(name: "EventStore", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -32,9 +35,13 @@ let package = Package(
                 .product(name: "EventStore", package: "EventStore"),
                 .product(name: "LMDB", package: "EventStore"),
                 .product(name: "EventSync", package: "EventStore"),
+                .product(name: "EventSyncService", package: "EventStore"),
+                .product(name: "SyncPostgres", package: "EventStore"),
                 .product(name: "SyncServer", package: "EventStore"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         )

@@ -16,11 +16,17 @@ struct EventStoreEngine: BenchEngine {
         return try Store.open(at: path, configuration: configuration)
     }
 
-    static func change(_ event: WorkEvent) -> Change {
+    /// The fields a workload event sets (none for a delete).
+    static func fields(_ event: WorkEvent) -> [String: Value] {
         var fields: [String: Value] = [:]
         if let title = event.title { fields["title"] = .string(title) }
         if let content = event.content { fields["content"] = .string(content) }
         if let tags = event.tags { fields["tags"] = .array(tags.map { .string($0) }) }
+        return fields
+    }
+
+    static func change(_ event: WorkEvent) -> Change {
+        let fields = fields(event)
         switch event.operation {
         case .put: return .put(Workload.collection, id: event.itemID, fields: fields)
         case .patch: return .patch(Workload.collection, id: event.itemID, fields: fields)

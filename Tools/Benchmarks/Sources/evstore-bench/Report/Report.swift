@@ -52,7 +52,7 @@ struct Report {
         }
 
         /// The aim as text, and whether it is met (`nil` when a figure is missing).
-        private func evaluate(_ results: Results, _ key: String) -> (String, Bool?) {
+        func evaluate(_ results: Results, _ key: String) -> (String, Bool?) {
             let es = results[key, .eventstore]
             switch self {
             case .sqliteAtLeast(let goal):
@@ -265,25 +265,27 @@ struct Report {
         print("")
     }
 
-    func cells(_ row: Row, _ results: Results) -> [String] {
-        func value(_ engine: EngineName) -> String {
-            if row.kind == .memory {
-                guard let peak = results[row.key + ".peak", engine] else { return "—" }
-                let anon = results[row.key + ".anon", engine] ?? 0
-                return "\(peak.formatted(decimals: 0)) (\(anon.formatted(decimals: 0)))"
-            }
-            guard let value = results[row.key, engine] else { return "—" }
-            switch row.kind {
-            case .rate: return Format.grouped(value)
-            case .milliseconds, .seconds: return Format.decimal(value)
-            case .mebibytes: return value.formatted(decimals: 1)
-            case .kibibytes: return Format.decimal(value)
-            case .times: return Format.ratio(value)
-            case .count: return Format.grouped(value)
-            case .percent: return value.formatted(decimals: 1) + "%"
-            case .memory: return ""
-            }
+    /// The text of `row`'s figure under `key` for `engine`: "—" when it is missing; a memory
+    /// figure is its peak with the anonymous peak in parentheses (keys `KEY.peak`, `KEY.anon`).
+    static func text(_ results: Results, _ key: String, _ kind: Kind, _ engine: EngineName = .eventstore) -> String {
+        if kind == .memory {
+            guard let peak = results[key + ".peak", engine] else { return "—" }
+            let anon = results[key + ".anon", engine] ?? 0
+            return "\(peak.formatted(decimals: 0)) (\(anon.formatted(decimals: 0)))"
         }
+        guard let value = results[key, engine] else { return "—" }
+        switch kind {
+        case .rate, .count: return Format.grouped(value)
+        case .milliseconds, .seconds, .kibibytes: return Format.decimal(value)
+        case .mebibytes: return value.formatted(decimals: 1)
+        case .times: return Format.ratio(value)
+        case .percent: return value.formatted(decimals: 1) + "%"
+        case .memory: return ""
+        }
+    }
+
+    func cells(_ row: Row, _ results: Results) -> [String] {
+        func value(_ engine: EngineName) -> String { Report.text(results, row.key, row.kind, engine) }
         let key = row.kind == .memory ? row.key + ".peak" : row.key
         let showRatio = row.kind != .count && row.kind != .times && row.kind != .percent
         let es = results[key, .eventstore]

@@ -39,10 +39,13 @@ enum ChildRunner {
         case .scaling: throw BenchError("scaling is run by the parent")
         case .sync:
             // The server side starts the client side in a child process of its own, with --remote.
-            if let remote = options.remote {
-                result = try SyncClient(context: context, remote: remote, sampler: sampler).run()
+            let backend = task.backend ?? .lmdb
+            if let store = options.remoteStore, !options.remotes.isEmpty {
+                result = try SyncClient(
+                    context: context, backend: backend, remotes: options.remotes, storeName: store, sampler: sampler
+                ).run()
             } else {
-                result = try SyncBenchmark(context: context).run()
+                result = try SyncBenchmark(context: context, backend: backend).run()
             }
         }
         let memory = sampler.finish()
@@ -72,7 +75,9 @@ enum ChildProcess {
         ]
         if let count = task.count { arguments += ["--count", String(count)] }
         if let indexes = task.indexes { arguments += ["--indexes", String(indexes)] }
+        if let backend = task.backend { arguments += ["--backend", backend.rawValue] }
         if options.short { arguments.append("--short") }
+        if let postgres = options.postgres { arguments += ["--postgres", postgres] }
         arguments += extraArguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -5,6 +5,7 @@ import Foundation
 /// ```
 /// evstore-bench [--events N] [--short] [--large] [--scenarios a,b,c] [--format table|jsonl]
 ///               [--seed S] [--workdir DIR] [--keep] [--scaling N1,N2,…] [--sync-events N]
+///               [--postgres URL]
 /// ```
 struct Options: Sendable {
     enum Format: String, Sendable { case table, jsonl }
@@ -42,8 +43,22 @@ struct Options: Sendable {
     /// Incremental syncs after the first one, and the events each pulls.
     var syncRounds = 20
     var syncRoundEvents = 100
-    /// Set in the client process of the `sync` scenario: the sync server's base URL.
-    var remote: String?
+    /// Live pulls timed per measurement (a push each, waited for in another replica's store).
+    var livePulls = 100
+    /// The load of the `sync` scenario: concurrent pushing clients, pushes each, events per push.
+    var pushClients = 16
+    var pushesPerClient = 50
+    var pushEvents = 10
+    /// Concurrent pulling clients, and pages of up to 1,000 events each pulls.
+    var pullClients = 8
+    var pullPages = 10
+    /// The PostgreSQL database the `sync` scenario also measures (`nil`: the LMDB backend only).
+    /// `run.sh` starts a durable throwaway server and passes its URL.
+    var postgres: String?
+    /// Set in the client process of the `sync` scenario: the sync servers' base URLs (two on
+    /// PostgreSQL: two instances on one database), and the store's name on them.
+    var remotes: [String] = []
+    var remoteStore: String?
     /// Set in a child process: the one task to run.
     var child: ChildTask?
 
@@ -59,6 +74,8 @@ struct Options: Sendable {
           --keep              keep the stores after the run
           --scaling LIST      event counts for the scaling runs (default 100000,1000000)
           --sync-events N     events on the server for the first sync (default 1000000; --short: 20000)
+          --postgres URL      also run the sync scenario on the PostgreSQL backend, on this database
+                              (run.sh starts a durable throwaway PostgreSQL and passes its URL)
           --repeat K          run each task K times and keep the best run (default 1)
         """
 
@@ -104,6 +121,7 @@ struct Options: Sendable {
                     return size
                 }
             case "--sync-events": explicitSyncEvents = try number(argument)
+            case "--postgres": options.postgres = try value(argument)
             case "--help", "-h": throw BenchError(usage)
             // Internal: the parent runs each scenario and engine in a child process.
             case "--child":
@@ -120,7 +138,13 @@ struct Options: Sendable {
             case "--indexes":
                 guard let count = Int(try value(argument)), count >= 0 else { throw BenchError("bad --indexes") }
                 task.indexes = count
-            case "--remote": options.remote = try value(argument)
+            case "--backend":
+                guard let backend = ServerBackend(rawValue: try value(argument)) else {
+                    throw BenchError("bad --backend")
+                }
+                task.backend = backend
+            case "--remote": options.remotes = try value(argument).split(separator: ",").map(String.init)
+            case "--store": options.remoteStore = try value(argument)
             default: throw BenchError("unknown option \(argument)\n\(usage)")
             }
         }
@@ -133,6 +157,11 @@ struct Options: Sendable {
             options.syncEvents = 20_000
             options.liveCommits = 300
             options.liveSeconds = 1
+            options.livePulls = 50
+            options.pushClients = 8
+            options.pushesPerClient = 10
+            options.pullClients = 4
+            options.pullPages = 3
         }
         if let explicitEvents { options.events = explicitEvents }
         if let explicitSyncEvents { options.syncEvents = explicitSyncEvents }
@@ -171,8 +200,9 @@ enum Scenario: String, CaseIterable, Sendable {
     case livequery
     /// 9. Append, search and rebuild at several sizes.
     case scaling
-    /// 10. First sync of a seeded server store into a new client over loopback HTTP, then
-    /// incremental syncs (its own size: `--sync-events`).
+    /// 10. Sync over loopback HTTP on the LMDB and PostgreSQL backends: first sync of a seeded
+    /// server store into a new client, incremental syncs, live pulls, concurrent pushes and pulls
+    /// (its own size: `--sync-events`); on PostgreSQL also two server instances on one database.
     case sync
 }
 
@@ -208,6 +238,8 @@ struct ChildTask: Sendable {
     /// `queries`: how many declared indexes the tasks store gets (0, 1, or all of the query
     /// scenario's, which also runs the queries).
     var indexes: Int?
+    /// `sync`: the server's storage backend.
+    var backend: ServerBackend?
 }
 
 extension ChildTask {
@@ -217,6 +249,7 @@ extension ChildTask {
         switch scenario {
         case .append, .single: ".\(mode.rawValue)"
         case .queries: ".idx\(indexes ?? QuerySuite.indexes.count)"
+        case .sync: backend.map { ".\($0.rawValue)" } ?? ""
         default: ""
         }
     }

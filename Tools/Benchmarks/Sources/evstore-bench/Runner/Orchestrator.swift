@@ -76,7 +76,10 @@ struct Orchestrator {
             report.printScaling(scaling)
         }
         if selected.contains(.sync) {
-            let results = try runTasks([ChildTask(scenario: .sync, engine: .eventstore)], events: options.syncEvents)
+            // Both backends side by side; PostgreSQL only with a database to run on.
+            let backends = ServerBackend.allCases.filter { $0 != .postgres || options.postgres != nil }
+            let tasks = backends.map { ChildTask(scenario: .sync, engine: .eventstore, backend: $0) }
+            let results = try runTasks(tasks, events: options.syncEvents)
             if !options.keep && options.syncEvents != options.events {
                 try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.syncEvents))
             }
@@ -173,9 +176,13 @@ struct Orchestrator {
             var best: ChildResult?
             for run in 0..<(task.scenario == .size ? 1 : options.repeats) {
                 let start = monotonicNanoseconds()
+                let loadBefore = ProcessStats.loadAverage() ?? 0
                 let result = try ChildProcess.run(task, events: events, options: options, workdir: workdir)
                 let seconds = Double(monotonicNanoseconds() - start) / 1e9
-                log(label + (options.repeats > 1 ? " (run \(run + 1))" : "") + String(format: "  %.1f s", seconds))
+                // The machine's load: on a shared machine, what else ran meanwhile.
+                let load = String(format: "  (load average %.1f → %.1f)", loadBefore, ProcessStats.loadAverage() ?? 0)
+                let repeated = options.repeats > 1 ? " (run \(run + 1))" : ""
+                log(label + repeated + String(format: "  %.1f s", seconds) + load)
                 if best.map({ Orchestrator.isBetter(result, than: $0, task: task) }) ?? true { best = result }
             }
             if let best { results.record(best, task: task) }
@@ -195,7 +202,7 @@ extension Orchestrator {
             case .reads: ("reads.point", true)
             case .search: ("search.exact.p50", false)
             case .size, .scaling: ("size", false)
-            case .sync: ("sync.first.rate", true)
+            case .sync: ("sync.\((task.backend ?? .lmdb).rawValue).first.rate", true)
             case .queries:
                 task.indexes == QuerySuite.indexes.count
                     ? ("query.folder.p50", false) : ("tasks.append.idx\(task.indexes ?? 0)", true)

@@ -29,4 +29,10 @@ enum ProcessStats {
         }
         return nil
     }
+
+    /// The machine's load average over the last minute (`/proc/loadavg`), or `nil`.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
 }

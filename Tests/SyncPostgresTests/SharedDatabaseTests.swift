@@ -101,22 +101,31 @@ struct SharedDatabaseTests {
         _ = try await services[0].push(store: "notes", PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
 
         var latencies: [Duration] = []
+        var conclusive = 0
         var after: UInt64 = 1
         for round in 0..<20 {
+            let started = ContinuousClock.now
             let waiting = Task { [after] in try await services[1].pull(store: "notes", after: after, wait: .seconds(25)) }
             try await Task.sleep(for: .milliseconds(50))
             let event = try await replica.put("notes", id: "n\(round)", fields: ["title": "round \(round)"])
-            let pushed = ContinuousClock.now
+            let pushing = ContinuousClock.now
             _ = try await services[0].push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
+            let pushed = ContinuousClock.now - started
             let page = try await waiting.value
-            latencies.append(ContinuousClock.now - pushed)
+            let answered = ContinuousClock.now - started
+            latencies.append(ContinuousClock.now - pushing)
             #expect(page.events.map(\.id) == [event.id])
             after = page.head
+            // A pull that missed the notification would wait out its 25 s. That tells the two apart
+            // only when the push came well before then (a starved CI run once took 23 s for a
+            // commit): a later one proves nothing.
+            guard pushed < .seconds(15) else { continue }
+            conclusive += 1
+            #expect(answered < .seconds(25), "answered after \(answered), the push came after \(pushed)")
         }
         latencies.sort()
-        print("live pull across instances: p50 \(latencies[latencies.count / 2]), max \(latencies.last!)")
-        // A pull that missed the notification would wait out its 25 s.
-        #expect(latencies.last! < .seconds(20))
+        print("live pull across instances: p50 \(latencies[latencies.count / 2]), max \(latencies.last!) (push to answer)")
+        #expect(conclusive > 0, "every push took 15 s or more: the machine is too starved to tell")
     }
 
     @Test func aDatabaseRestoredFromAnOlderBackupStartsANewEpochAndGetsItsEventsBack() async throws {

@@ -47,7 +47,7 @@ final class ServerHarness: Sendable {
     /// One HTTP request with `Authorization: Bearer token`.
     func send(
         _ method: HTTPMethod, _ path: String, token: String? = ServerHarness.adminToken, body: [UInt8]? = nil,
-        contentType: String? = "application/json", timeout: Duration = .seconds(20)
+        contentType: String? = "application/json", timeout: Duration = .seconds(60)
     ) async throws -> Reply {
         try await running.send(method, path, token: token, body: body, contentType: contentType, timeout: timeout)
     }

@@ -155,19 +155,19 @@ final class PostgresSyncStorage: SyncStorage {
     func page(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
         try await mapped(waiting: request.wait) { [self] in
             try await ready()
-            var state = try await verifyContinuity(name, check: request.check, logger: logger)
+            let state = try await verifyContinuity(name, check: request.check, logger: logger)
             if request.wait > .zero, state.head <= request.after {
+                // Each round reads the head once, after noting the signal generation, so that a
+                // push committed between the read and the wait is never missed.
                 let deadline = ContinuousClock.now + request.wait
-                while state.head <= request.after, !Task.isCancelled, !closed.load(ordering: .acquiring) {
+                while !Task.isCancelled, !closed.load(ordering: .acquiring) {
                     let now = ContinuousClock.now
                     guard now < deadline else { break }
                     var slice = deadline - now
                     if !signals.isListening { slice = min(slice, PostgresSyncStorage.pollInterval) }
                     let seen = signals.generation(of: name)
-                    state = try await storeState(name, logger: logger)
-                    guard state.head <= request.after else { break }
+                    guard try await storeState(name, logger: logger).head <= request.after else { break }
                     await signals.wait(for: name, after: seen, upTo: slice)
-                    state = try await storeState(name, logger: logger)
                 }
             }
             return try await readPage(name, request, logger: logger)

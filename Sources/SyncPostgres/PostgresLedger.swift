@@ -2,12 +2,13 @@ import EventStore
 import EventSync
 import EventSyncService
 
-/// A push's view of one store in a PostgreSQL transaction: what the push can read, loaded in a
-/// few queries once the store's row is locked, and what it writes, collected for a few
-/// statements before the commit (see ``PostgresSyncStorage``).
+/// A batch of pushes' view of one store in a PostgreSQL transaction: what the pushes can read,
+/// loaded in a few queries once the store's row is locked, and what they write, collected for
+/// one statement before the commit (see ``PostgresSyncStorage`` and ``PushBatcher``).
 ///
 /// Reading everything first is correct because the row lock serialises every push to the
-/// store: nothing the push reads can change until it commits.
+/// store: nothing the pushes read can change until they commit. A ledger is a value, so a push
+/// is applied on a copy that replaces it only when the whole push succeeded.
 struct PostgresLedger: SyncLedger {
     /// One replica's record.
     struct Replica: Sendable, Hashable {
@@ -39,22 +40,27 @@ struct PostgresLedger: SyncLedger {
     private(set) var appended: [Appended] = []
     private(set) var changedReplicas: Set<ReplicaID> = []
     private(set) var epochChanged = false
-    /// The server's clock, in milliseconds since 1970, when the push began.
-    private let now: UInt64
+    /// The server's clock, in milliseconds since 1970, when the push being applied began.
+    var now: UInt64 = 0
 
+    /// A ledger on a store whose row the transaction locked.
+    ///
+    /// - Parameters:
+    ///   - markDigests: The digests at the clients' marks (those at or below the head).
+    ///   - replicas: The records of every replica the pushes name.
+    ///   - held: The events of the pushes that the log holds.
     init(
-        epoch: String, head: UInt64, headDigest: LogDigest, markDigest: (seq: UInt64, digest: LogDigest)?,
-        replicas: [ReplicaID: Replica], held: [EventID: Held], now: UInt64
+        epoch: String, head: UInt64, headDigest: LogDigest, markDigests: [UInt64: LogDigest],
+        replicas: [ReplicaID: Replica], held: [EventID: Held]
     ) {
         self.currentEpoch = epoch
         self.currentHead = head
-        var digests: [UInt64: LogDigest] = [0: .empty]
-        digests[head] = headDigest
-        if let markDigest { digests[markDigest.seq] = markDigest.digest }
+        var digests = markDigests
+        digests[0] = .empty
+        digests[head] = head == 0 ? .empty : headDigest
         self.digests = digests
         self.replicas = replicas
         self.held = held
-        self.now = now
     }
 
     func epoch() throws -> String { currentEpoch }

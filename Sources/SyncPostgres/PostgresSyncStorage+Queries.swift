@@ -81,17 +81,21 @@ extension PostgresSyncStorage {
 
     // MARK: Push
 
-    /// Applies a push in the caller's transaction; returns the outcome and whether it appended.
+    /// Applies a batch of pushes in the caller's transaction, each on its own copy of the
+    /// store's state (one that fails leaves nothing); returns a result per push and whether any
+    /// appended.
     ///
-    /// Five statements: lock the store's row (creating it first when asked and missing), read
-    /// the replica records and the held events the push names, then write everything in one.
+    /// Five statements, whatever the batch: lock the store's row (creating it first when asked
+    /// and missing) with the digests at the clients' marks, read the replica records and the
+    /// held events the pushes name, then write everything in one.
     static func push(
-        _ name: String, _ push: CheckedPush, create: Bool, channel: String, on connection: PostgresConnection,
+        _ name: String, _ pushes: [CheckedPush], create: Bool, channel: String, on connection: PostgresConnection,
         logger: Logger
-    ) async throws -> (PushOutcome, Bool) {
-        let state: StoreState
+    ) async throws -> ([Result<PushOutcome, SyncError>], Bool) {
+        let marks = Array(Set(pushes.compactMap { $0.check?.seq }.filter { $0 > 0 }))
+        let locked: LockedStore
         do {
-            state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
+            locked = try await lock(name, marks: marks, on: connection, logger: logger)
         } catch let error as SyncError where error.code == .notFound && create {
             let epoch = ReplicaID.random().description
             let empty = Int64(bitPattern: LogDigest.empty.rawValue)
@@ -104,20 +108,69 @@ extension PostgresSyncStorage {
             for try await _ in rows.decode(String.self) {
                 logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(epoch)"])
             }
-            state = try await storeState(name, mark: push.check?.seq, forUpdate: true, on: connection, logger: logger)
+            locked = try await lock(name, marks: marks, on: connection, logger: logger)
         }
-        let ids = push.events.map(\.event.id)
+        let ids = pushes.flatMap { $0.events.map(\.event.id) }
+        let named = Set(pushes.map(\.request.replica) + ids.map(\.origin))
         var ledger = PostgresLedger(
-            epoch: state.epoch, head: state.head, headDigest: state.headDigest,
-            markDigest: push.check.flatMap { check in state.markDigest.map { (check.seq, $0) } },
-            replicas: try await replicas(name, Set([push.request.replica] + ids.map(\.origin)), on: connection, logger: logger),
-            held: try await held(name, ids, on: connection, logger: logger), now: push.serverTime)
-        let outcome = try ledger.apply(push)
-        try await write(ledger, of: name, channel: channel, on: connection, logger: logger)
-        if let rotated = outcome.rotatedEpoch, let check = push.check {
-            SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
+            epoch: locked.epoch, head: locked.head, headDigest: locked.headDigest, markDigests: locked.markDigests,
+            replicas: try await replicas(name, named, on: connection, logger: logger),
+            held: try await held(name, ids, on: connection, logger: logger))
+        var results: [Result<PushOutcome, SyncError>] = []
+        results.reserveCapacity(pushes.count)
+        for push in pushes {
+            var trial = ledger
+            trial.now = push.serverTime
+            do {
+                let outcome = try trial.apply(push)
+                ledger = trial
+                if let rotated = outcome.rotatedEpoch, let check = push.check {
+                    SyncService.logRotation(logger, name: name, check: check, epoch: rotated)
+                }
+                results.append(.success(outcome))
+            } catch {
+                results.append(.failure(syncError(error)))
+            }
         }
-        return (outcome, !ledger.appended.isEmpty)
+        try await write(ledger, of: name, channel: channel, on: connection, logger: logger)
+        return (results, !ledger.appended.isEmpty)
+    }
+
+    /// A store's row, locked, with the digests at some seqs.
+    struct LockedStore: Sendable {
+        var epoch: String
+        var head: UInt64
+        var headDigest: LogDigest
+        /// The digests at the marks asked for that the log holds.
+        var markDigests: [UInt64: LogDigest]
+    }
+
+    /// Locks a store's row until the transaction ends; reads it with the digests at `marks`.
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/notFound`` for a missing store.
+    private static func lock(
+        _ name: String, marks: [UInt64], on connection: PostgresConnection, logger: Logger
+    ) async throws -> LockedStore {
+        let seqs = marks.map { Int64(bitPattern: $0) }
+        let rows = try await connection.query(
+            """
+            SELECT epoch, head, head_digest,
+                ARRAY(SELECT seq FROM evstore_events WHERE store = s.name AND seq = ANY(\(seqs)::bigint[]) ORDER BY seq),
+                ARRAY(SELECT digest FROM evstore_events WHERE store = s.name AND seq = ANY(\(seqs)::bigint[]) ORDER BY seq)
+            FROM evstore_stores s WHERE name = \(name) FOR UPDATE
+            """, logger: logger)
+        for try await (epoch, head, headDigest, markSeqs, markDigests) in rows.decode(
+            (String, Int64, Int64, [Int64], [Int64]).self)
+        {
+            var digests: [UInt64: LogDigest] = [:]
+            for (seq, digest) in zip(markSeqs, markDigests) {
+                digests[UInt64(bitPattern: seq)] = LogDigest(rawValue: UInt64(bitPattern: digest))
+            }
+            return LockedStore(
+                epoch: epoch, head: UInt64(bitPattern: head),
+                headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)), markDigests: digests)
+        }
+        throw SyncError(.notFound, "no store named \(name.debugDescription)")
     }
 
     /// The records of `replicas` on the store.

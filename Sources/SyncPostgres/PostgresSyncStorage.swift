@@ -14,11 +14,14 @@ import Synchronization
 /// serialised across every process, each reads the head its predecessor committed, so seqs are
 /// dense, and a pull that sees seq N+1 also sees N (N committed before N+1's transaction could
 /// take the lock). The push logic is ``EventSyncService/SyncLedger/apply(_:)``, shared with the
-/// LMDB backend, on a ``PostgresLedger``.
+/// LMDB backend, on a ``PostgresLedger``. The pushes that wait for one store on this instance
+/// share a transaction (``PushBatcher``).
 final class PostgresSyncStorage: SyncStorage {
     let client: PostgresClient
     private let configuration: SyncService.Configuration
     private let signals = CommitSignals()
+    /// Gathers the pushes waiting for a store into one transaction.
+    let batcher = PushBatcher()
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)
@@ -141,15 +144,29 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     func push(_ name: String, _ push: CheckedPush, create: Bool, logger: Logger) async throws -> PushOutcome {
-        let (outcome, appended) = try await mapped { [self] in
-            try await ready()
-            return try await client.withTransaction(logger: logger) { connection in
-                try await PostgresSyncStorage.push(
-                    name, push, create: create, channel: channel, on: connection, logger: logger)
-            }
+        try await batcher.submit(push, to: PushBatcher.Key(store: name, create: create)) { [self] pushes in
+            await apply(pushes, to: name, create: create, logger: logger)
         }
-        if appended { signals.signal(name) }
-        return outcome
+    }
+
+    /// Applies a batch of pushes to a store in one transaction (see ``PushBatcher``): a result
+    /// per push; a failure of the transaction is every push's.
+    private func apply(_ pushes: [CheckedPush], to name: String, create: Bool, logger: Logger) async
+        -> [Result<PushOutcome, SyncError>]
+    {
+        do {
+            let (results, appended) = try await mapped { [self] in
+                try await ready()
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await PostgresSyncStorage.push(
+                        name, pushes, create: create, channel: channel, on: connection, logger: logger)
+                }
+            }
+            if appended { signals.signal(name) }
+            return results
+        } catch {
+            return Array(repeating: .failure(PostgresSyncStorage.syncError(error)), count: pushes.count)
+        }
     }
 
     func page(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {

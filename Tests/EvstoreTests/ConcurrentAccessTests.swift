@@ -106,7 +106,7 @@ struct ConcurrentAccessTests {
         var rounds = 0
         var path = ""
         // Import again (other items) until verify has overlapped commits a few times.
-        while duringWrites < 2 && rounds < 5 {
+        while duringWrites < 2 && rounds < 8 {
             let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount, round: rounds)
             path = started.path
             let importer = started.importer

@@ -1,0 +1,126 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import Logging
+import PostgresNIO
+import SyncTestSupport
+import Testing
+
+@testable import EventSyncService
+@testable import SyncPostgres
+
+/// The pushes that wait for one store on an instance commit in one transaction, and each push
+/// of a batch succeeds or fails alone.
+@Suite(.enabled(if: TestPostgres.isEnabled))
+struct PushBatcherTests {
+    @Test func pushesWaitingForAStoreCommitTogetherAndABadOneFailsAlone() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-batch")
+        defer { directory.remove() }
+        let database = try await TestPostgres.freshDatabase()
+        let service = try SyncService(configuration: .init(backend: .postgres(database)))
+        defer { service.close() }
+        let storage = try #require(service.storage as? PostgresSyncStorage)
+
+        // The store exists with one event of the first replica.
+        let first = try Store.open(at: directory.appending("first"))
+        defer { first.close() }
+        let held = try await first.put("notes", id: "held", fields: ["title": "as written"])
+        _ = try await service.push(store: "notes", PushRequest(replica: first.replicaID, events: [held]))
+
+        // Twelve replicas with five events each, and two pushes that must fail: one repeats the
+        // held event's id with other content, one pushes new events of a replica that another
+        // credential owns by then.
+        var good: [(SyncCredential, PushRequest)] = []
+        var stolen: PushRequest?
+        for index in 0..<12 {
+            let replica = try Store.open(at: directory.appending("replica-\(index)"))
+            defer { replica.close() }
+            try await replica.append(
+                (0..<5).map { .put("notes", id: "r\(index)-\($0)", fields: ["n": .int(Int64($0))]) })
+            good.append(
+                (
+                    SyncCredential(id: "user-\(index)"),
+                    PushRequest(replica: replica.replicaID, events: try allEvents(of: replica))
+                ))
+            if index == 3 {
+                try await replica.put("notes", id: "r3-new", fields: ["n": 5])
+                stolen = PushRequest(replica: replica.replicaID, events: try allEvents(of: replica))
+            }
+        }
+        // The conflicting push starts with a new event, which must not stay when the push fails.
+        let unkept = try await first.put("notes", id: "unkept", fields: ["title": "in a refused push"])
+        var forged = held
+        forged.fields["title"] = "rewritten"
+        let conflicting = PushRequest(replica: first.replicaID, events: [unkept, forged])
+        let pushes = good + [(.trusted, conflicting), (SyncCredential(id: "thief"), try #require(stolen))]
+
+        // Hold the store's row lock, so that every push queues behind the first transaction.
+        let before = storage.batcher.transactions
+        let key = PushBatcher.Key(store: "notes", create: true)
+        let results = try await TestPostgres.withAdminClient(database) { client in
+            try await client.withTransaction(logger: Logger(label: "test")) { connection in
+                _ = try await connection.query(
+                    "SELECT name FROM evstore_stores WHERE name = 'notes' FOR UPDATE", logger: Logger(label: "test"))
+                // Each push starts once the one before it is queued, so the queue keeps their order
+                // (the thief's push comes after replica 3's own).
+                var tasks: [Task<Result<PushResponse, SyncError>, Never>] = []
+                let deadline = ContinuousClock.now + .seconds(30)
+                for (index, push) in pushes.enumerated() {
+                    tasks.append(
+                        Task {
+                            do {
+                                return .success(try await service.push(store: "notes", push.1, credential: push.0))
+                            } catch let error as SyncError {
+                                return .failure(error)
+                            } catch {
+                                return .failure(SyncError(.internalError, "\(error)"))
+                            }
+                        })
+                    // The first push leads (its transaction waits for the lock); the others queue.
+                    while index == 0
+                        ? storage.batcher.transactions == before : storage.batcher.waiting(for: key) < index,
+                        ContinuousClock.now < deadline
+                    {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(50))
+                #expect(storage.batcher.waiting(for: key) == tasks.count - 1)
+                return tasks
+            }
+        }
+        var outcomes: [Result<PushResponse, SyncError>] = []
+        for task in results { outcomes.append(await task.value) }
+
+        // The twelve good pushes were accepted whole (the thief's came after replica 3's own, so
+        // user-3 owns replica 3 by then); the two bad ones failed with their reasons.
+        for (index, outcome) in outcomes.prefix(12).enumerated() {
+            #expect((try? outcome.get().accepted) == 5, "push \(index): \(outcome)")
+        }
+        if case .failure(let error) = outcomes[12] {
+            #expect(error.code == .eventConflict, "\(error)")
+        } else {
+            Issue.record("a push rewriting a held event was accepted")
+        }
+        if case .failure(let error) = outcomes[13] {
+            #expect(error.code == .replicaNotOwned, "\(error)")
+        } else {
+            Issue.record("a push under another credential's replica was accepted")
+        }
+        // The leader's push ran alone, the thirteen that queued behind it in one transaction.
+        #expect(storage.batcher.transactions - before == 2)
+
+        let page = try await service.pull(store: "notes", after: 0, limit: 1000)
+        #expect(page.events.map(\.seq) == Array(1...61))
+        #expect(page.events.first?.fields["title"] == "as written")
+        #expect(!page.events.contains { $0.id == unkept.id })
+        #expect(Set(page.events.dropFirst().map(\.id)) == Set(good.flatMap { $0.1.events.map(\.id) }))
+        for (credential, push) in good {
+            let info = try await service.info(store: "notes", replica: push.replica)
+            #expect(info.replicaHighWater == 5, "\(credential.id)")
+        }
+        // The store's head and digest are those of the log the pull reads.
+        let info = try await service.info(store: "notes")
+        #expect(page.head == 61 && page.digest == info.digest)
+    }
+}

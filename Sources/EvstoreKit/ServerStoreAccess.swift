@@ -24,16 +24,20 @@ public struct ServerStoreAccess: Sendable {
     ///
     /// - Throws: A usage error for an unusable URL or store name.
     public static func postgres(url: String, store name: String) throws -> ServerStoreAccess {
+        try postgres(urls: [url], store: name)
+    }
+
+    /// Opens store `name` of a deployment on the PostgreSQL databases at `urls` (several: the
+    /// stores are spread over them by name; give them in the deployment's order).
+    ///
+    /// - Throws: A usage error for an unusable URL or store name.
+    public static func postgres(urls: [String], store name: String) throws -> ServerStoreAccess {
         guard StoreName.isValid(name) else {
             throw ToolError.usage("\(name.debugDescription) is not a store name (with --postgres, give the store's name)")
         }
-        let backend: PostgresBackend
-        do {
-            backend = try PostgresBackend(url: url)
-        } catch {
-            throw ToolError.usage("--postgres: \(error)")
-        }
-        return ServerStoreAccess(service: try SyncService(configuration: .init(backend: .postgres(backend))), name: name)
+        let backends = try ServerSetup.postgresBackends(urls)
+        return ServerStoreAccess(
+            service: try SyncService(configuration: .init(backend: .postgres(partitions: backends))), name: name)
     }
 
     /// The store's head, epoch and log digest.

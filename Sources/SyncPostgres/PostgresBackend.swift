@@ -1,3 +1,4 @@
+import EventSync
 public import EventSyncService
 import Foundation
 
@@ -128,8 +129,34 @@ extension SyncBackend {
     /// of them are serialised per store by a row lock, and a push on one wakes live pulls on all
     /// of them (`LISTEN`/`NOTIFY`). The tables are created on first use.
     public static func postgres(_ backend: PostgresBackend) -> SyncBackend {
-        SyncBackend(description: backend.description) { configuration in
-            PostgresSyncStorage(backend: backend, configuration: configuration)
+        postgres(partitions: [backend])
+    }
+
+    /// Stores spread over several PostgreSQL databases by name: each store lives in one of
+    /// them, chosen by a fixed hash of its name, with every guarantee of ``postgres(_:)``.
+    ///
+    /// Each database records its place in the deployment on first use; a process given the
+    /// databases in another order, or another number of them, is refused with an error on every
+    /// request (nothing is written). A deployment keeps its number of databases: adding one would
+    /// move stores between them, which is not supported.
+    ///
+    /// ```swift
+    /// let databases = try ["postgres://evstore@db-a/evstore", "postgres://evstore@db-b/evstore"]
+    ///     .map { try PostgresBackend(url: $0) }
+    /// let service = try SyncService(configuration: .init(backend: .postgres(partitions: databases)))
+    /// ```
+    ///
+    /// - Parameter partitions: The databases, at least one, always in the same order.
+    public static func postgres(partitions: [PostgresBackend]) -> SyncBackend {
+        let description = partitions.map(\.description).joined(separator: ", ")
+        return SyncBackend(description: partitions.count == 1 ? description : "[\(description)]") { configuration in
+            guard !partitions.isEmpty else { throw SyncError(.internalError, "no PostgreSQL database given") }
+            let storages = partitions.enumerated().map { index, backend in
+                PostgresSyncStorage(
+                    backend: backend, partition: PostgresPartition(index: index, count: partitions.count),
+                    configuration: configuration)
+            }
+            return storages.count == 1 ? storages[0] : PartitionedSyncStorage(storages)
         }
     }
 }

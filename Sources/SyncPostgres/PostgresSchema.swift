@@ -12,10 +12,12 @@ import PostgresNIO
 ///   instances), the log digest through it, and its canonical binary encoding.
 /// - `evstore_replicas`: per store and replica id — its owner, its high-water mark, and what its
 ///   owner last declared it holds (with the epoch it was declared in).
-/// - `evstore_schema`: the version of this layout.
+/// - `evstore_partition`: the database's place in its deployment (``PostgresPartition``), recorded
+///   on first use and checked by every process after.
+/// - `evstore_schema`: the version of this layout (2 added `evstore_partition`).
 enum PostgresSchema {
     /// The layout version this code writes.
-    static let version: Int32 = 1
+    static let version: Int32 = 2
     /// The advisory lock key held while the tables are created.
     static let migrationLock: Int64 = 0x6576_7374_6f72_6531
     /// The channel a push notifies with its store's name: one per schema, so that deployments
@@ -61,12 +63,19 @@ enum PostgresSchema {
             PRIMARY KEY (store, replica)
         )
         """,
+        """
+        CREATE TABLE IF NOT EXISTS evstore_partition (position integer NOT NULL, count integer NOT NULL)
+        """,
     ]
 
-    /// Creates the tables when missing and checks the layout version.
+    /// Creates the tables when missing, checks the layout version and the database's place in
+    /// its deployment (recording it on first use).
     ///
-    /// - Throws: ``EventSync/SyncError/Code/internalError`` for a database written by a newer version.
-    static func prepare(_ client: PostgresClient, schema: String?, logger: Logger) async throws {
+    /// - Throws: ``EventSync/SyncError/Code/internalError`` for a database written by a newer
+    ///   version, or one that records another place than `partition`.
+    static func prepare(
+        _ client: PostgresClient, schema: String?, partition: PostgresPartition, logger: Logger
+    ) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
             if let schema {
@@ -80,16 +89,50 @@ enum PostgresSchema {
             {
                 found = version
             }
-            if let found {
-                guard found <= version else {
+            if let found, found > version {
+                throw SyncError(
+                    .internalError,
+                    "the PostgreSQL database holds layout version \(found), newer than this server (\(version)): upgrade the server")
+            }
+            if found != version {
+                try await connection.query("INSERT INTO evstore_schema (version) VALUES (\(version))", logger: logger)
+                logger.notice(
+                    found == nil ? "PostgreSQL tables created" : "PostgreSQL tables upgraded",
+                    metadata: ["version": "\(version)"])
+            }
+            try await place(partition, on: connection, logger: logger)
+        }
+    }
+
+    /// Checks the database's recorded place against `partition`, or records it.
+    private static func place(_ partition: PostgresPartition, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let rows = try await connection.query(
+            """
+            SELECT position, count, EXISTS (SELECT 1 FROM evstore_stores) FROM evstore_partition
+            RIGHT JOIN (SELECT 1) AS one ON true
+            """, logger: logger)
+        for try await (position, count, holdsStores) in rows.decode((Int32?, Int32?, Bool).self) {
+            if let position, let count {
+                let recorded = PostgresPartition(index: Int(position), count: Int(count))
+                guard recorded == partition else {
                     throw SyncError(
                         .internalError,
-                        "the PostgreSQL database holds layout version \(found), newer than this server (\(version)): upgrade the server")
+                        "this PostgreSQL database is \(recorded) of its deployment, but the server was given it as "
+                            + "\(partition): give every database of the deployment, in the order it was first used with")
                 }
-            } else {
-                try await connection.query("INSERT INTO evstore_schema (version) VALUES (\(version))", logger: logger)
-                logger.notice("PostgreSQL tables created", metadata: ["version": "\(version)"])
+                return
+            }
+            guard partition.count == 1 || !holdsStores else {
+                throw SyncError(
+                    .internalError,
+                    "this PostgreSQL database holds the stores of a deployment on one database; it cannot become "
+                        + "\(partition) (its stores would be looked for in other databases)")
             }
         }
+        try await connection.query(
+            "INSERT INTO evstore_partition (position, count) VALUES (\(Int32(partition.index)), \(Int32(partition.count)))",
+            logger: logger)
     }
 }

@@ -36,8 +36,12 @@ final class PostgresSyncStorage: SyncStorage {
     /// How often a waiting pull reads the head while the `LISTEN` connection is down.
     static let pollInterval: Duration = .milliseconds(500)
 
-    init(backend: PostgresBackend, configuration: SyncService.Configuration) {
+    /// This database's place in its deployment.
+    private let partition: PostgresPartition
+
+    init(backend: PostgresBackend, partition: PostgresPartition = .whole, configuration: SyncService.Configuration) {
         self.configuration = configuration
+        self.partition = partition
         schema = backend.schema
         channel = PostgresSchema.channel(schema: backend.schema)
         requestTimeout = backend.requestTimeout
@@ -77,14 +81,17 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     /// Creates the tables once (every request waits for it; a failure is retried by the next request).
-    private func ready() async throws {
+    func ready() async throws {
         guard !closed.load(ordering: .acquiring) else { throw SyncError(.unavailable, "the sync service is closed") }
         let task = prepared.withLock { prepared in
             if let prepared { return prepared }
             let client = client
             let schema = schema
             let logger = configuration.logger
-            let task = Task { try await PostgresSchema.prepare(client, schema: schema, logger: logger) }
+            let partition = partition
+            let task = Task {
+                try await PostgresSchema.prepare(client, schema: schema, partition: partition, logger: logger)
+            }
             prepared = task
             return task
         }
@@ -194,7 +201,7 @@ final class PostgresSyncStorage: SyncStorage {
     func storeNames() async throws -> [String] {
         try await mapped { [self] in
             try await ready()
-            let rows = try await client.query("SELECT name FROM evstore_stores ORDER BY name", logger: configuration.logger)
+            let rows = try await client.query("SELECT name FROM evstore_stores ORDER BY name COLLATE \"C\"", logger: configuration.logger)
             var names: [String] = []
             for try await name in rows.decode(String.self) { names.append(name) }
             return names
@@ -204,22 +211,17 @@ final class PostgresSyncStorage: SyncStorage {
     /// Runs `body` within the request timeout (plus `waiting`), mapping the database's errors to
     /// ``EventSync/SyncError``s: a database that is down or unreachable must not hold clients'
     /// requests until their own timeouts.
+    ///
+    /// The answer comes at the timeout even when `body` does not end then (a connection attempt
+    /// or the shared table set-up does not stop when cancelled): `body` is cancelled and left to
+    /// finish on its own. A push answered so may still commit; the client's retry finds it.
     private func mapped<T: Sendable>(waiting: Duration = .zero, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
         let limit = requestTimeout + waiting
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw SyncError(.unavailable, "the database did not answer within \(limit.components.seconds) s")
-                }
-                return value
+            return try await Deadline.race(limit, body) {
+                SyncError(.unavailable, "the database did not answer within \(limit.components.seconds) s")
             }
         } catch {
             throw PostgresSyncStorage.syncError(error)

@@ -53,4 +53,31 @@ struct ServerStoreCommandTests {
         let tampered = try await EvstoreProcess.run(["verify", "notes", "--postgres", url])
         #expect(tampered.status == 1 && tampered.stdout.contains("log digest at seq 1000"), "\(tampered)")
     }
+
+    @Test("dump and verify find a store among several databases; another order is refused, a database twice is a usage error")
+    func dumpAndVerifyAStoreOfAPartitionedDeployment() async throws {
+        let directory = TemporaryDirectory(prefix: "server-store-partitions")
+        defer { directory.remove() }
+        let databases = try await TestPostgres.freshDatabases(2)
+        let service = try SyncService(configuration: .init(backend: .postgres(partitions: databases)))
+        defer { service.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        try await replica.append((0..<20).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)")]) })
+        for name in ["notes", "tasks", "journal"] {
+            _ = try await service.push(store: name, PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
+        }
+        let urls = databases.map(TestPostgres.url(of:))
+        for name in ["notes", "tasks", "journal"] {
+            let dump = try await EvstoreProcess.run(
+                ["dump", name, "--postgres", urls[0], "--postgres", urls[1], "--events", "--format", "jsonl"])
+            #expect(dump.status == 0 && dump.lines.count == 20, "\(dump)")
+            let verify = try await EvstoreProcess.run(["verify", name, "--postgres", urls[0], "--postgres", urls[1]])
+            #expect(verify.status == 0, "\(verify)")
+        }
+        let reversed = try await EvstoreProcess.run(["dump", "notes", "--postgres", urls[1], "--postgres", urls[0], "--meta"])
+        #expect(reversed.status == 1 && reversed.stderr.contains("in the order it was first used with"), "\(reversed)")
+        let twice = try await EvstoreProcess.run(["dump", "notes", "--postgres", urls[0], "--postgres", urls[0], "--meta"])
+        #expect(twice.status == 64 && twice.stderr.contains("is given twice"), "\(twice)")
+    }
 }

@@ -40,6 +40,13 @@ public enum TestPostgres {
         return backend
     }
 
+    /// `count` new, empty places (``freshDatabase()``): the databases of a partitioned deployment.
+    public static func freshDatabases(_ count: Int) async throws -> [PostgresBackend] {
+        var databases: [PostgresBackend] = []
+        for _ in 0..<count { databases.append(try await freshDatabase()) }
+        return databases
+    }
+
     /// The connection URL of `backend` (as `evstore serve --postgres` takes it).
     public static func url(of backend: PostgresBackend) -> String {
         let password = backend.password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""

@@ -36,8 +36,11 @@ extension EvstoreCommand {
         var origin: String?
         @Option(help: ArgumentHelp("The most records to print.", valueName: "n")) var limit: Int?
         @OptionGroup var format: FormatOptions
-        @Option(help: ArgumentHelp("A sync server's PostgreSQL database; STORE is then a store's name there.", valueName: "url"))
-        var postgres: String?
+        @Option(
+            help: ArgumentHelp(
+                "A sync server's PostgreSQL database; STORE is then a store's name there (repeat, in the deployment's "
+                    + "order, for stores spread over several databases).", valueName: "url"))
+        var postgres: [String] = []
 
         enum SectionFlag: String, EnumerableFlag {
             case events, items, terms, conflicts, meta
@@ -59,8 +62,8 @@ extension EvstoreCommand {
                 dump.origin = origin
                 dump.limit = limit ?? .max
                 dump.format = format.resolved
-                if let postgres {
-                    let server = try ServerStoreAccess.postgres(url: postgres, store: options.store)
+                if !postgres.isEmpty {
+                    let server = try ServerStoreAccess.postgres(urls: postgres, store: options.store)
                     defer { server.close() }
                     try await dump.run(server: server, output: .standard)
                 } else {

@@ -36,9 +36,10 @@ extension EvstoreCommand {
         @Option(help: "The data directory (one store per subdirectory).") var data: String?
         @Option(
             help: ArgumentHelp(
-                "A PostgreSQL database shared by several servers: postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…].",
+                "A PostgreSQL database shared by several servers: postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…]. "
+                    + "Repeat to spread the stores over several databases by name (always the same ones, in the same order).",
                 valueName: "url"))
-        var postgres: String?
+        var postgres: [String] = []
         @Option(help: "The address to listen on.") var host = "127.0.0.1"
         @Option(help: "The port, 1–65535 (0: any free port).") var port = 8080
         @Option(help: "The tokens file (it must grant at least one store).") var tokens: String

@@ -26,14 +26,17 @@ extension EvstoreCommand {
         @OptionGroup var format: FormatOptions
         @Option(name: .long, help: "Another replica (or a server's store) whose event ids must name the same events.")
         var against: String?
-        @Option(help: ArgumentHelp("A sync server's PostgreSQL database; STORE is then a store's name there.", valueName: "url"))
-        var postgres: String?
+        @Option(
+            help: ArgumentHelp(
+                "A sync server's PostgreSQL database; STORE is then a store's name there (repeat, in the deployment's "
+                    + "order, for stores spread over several databases).", valueName: "url"))
+        var postgres: [String] = []
 
         func run() async throws {
             try await runTool {
-                if let postgres {
+                if !postgres.isEmpty {
                     guard against == nil else { throw ToolError.usage("--against does not apply with --postgres") }
-                    let server = try ServerStoreAccess.postgres(url: postgres, store: options.store)
+                    let server = try ServerStoreAccess.postgres(urls: postgres, store: options.store)
                     defer { server.close() }
                     let verification = try await Inspect.verify(server: server)
                     guard Inspect.printServerVerification(verification, format: format.resolved, output: .standard) else {

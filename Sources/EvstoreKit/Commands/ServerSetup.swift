@@ -1,7 +1,7 @@
 public import SyncServer
 import EventStore
 public import EventSyncService
-import SyncPostgres
+package import SyncPostgres
 
 /// `evstore serve`: the sync server's configuration from the command line, checked before the
 /// server starts, so that a mistake stops it with a message instead of starting a server that
@@ -26,7 +26,8 @@ public enum ServerSetup {
     ///
     /// - Parameters:
     ///   - dataDirectory: The directory holding one store per subdirectory (the LMDB backend).
-    ///   - postgres: A PostgreSQL URL (the PostgreSQL backend); exactly one of the two is given.
+    ///   - postgres: PostgreSQL URLs (the PostgreSQL backend; several spread the stores over
+    ///     several databases); exactly one of `dataDirectory` and `postgres` is given.
     ///   - host: The address to listen on.
     ///   - port: The port, in ``validPorts``.
     ///   - tokensFile: The tokens file (see ``SyncServer/TokenTable``).
@@ -36,7 +37,7 @@ public enum ServerSetup {
     ///   grants nothing (only comments and blank lines), since no client could use that server,
     ///   both or neither of `dataDirectory` and `postgres`, or a PostgreSQL URL that cannot be used.
     public static func configuration(
-        dataDirectory: String?, postgres: String?, host: String, port: Int, tokensFile: String
+        dataDirectory: String?, postgres: [String], host: String, port: Int, tokensFile: String
     ) throws -> SyncServer.Configuration {
         if let problem = portProblem(port) { throw ToolError.usage(problem) }
         let backend = try backend(dataDirectory: dataDirectory, postgres: postgres)
@@ -60,20 +61,35 @@ public enum ServerSetup {
     /// The backend that `--data` or `--postgres` names.
     ///
     /// - Throws: A usage error for both, neither, or an unusable PostgreSQL URL.
-    public static func backend(dataDirectory: String?, postgres: String?) throws -> SyncBackend {
-        switch (dataDirectory, postgres) {
-        case (let directory?, nil):
+    public static func backend(dataDirectory: String?, postgres: [String]) throws -> SyncBackend {
+        switch (dataDirectory, postgres.isEmpty) {
+        case (let directory?, true):
             return .lmdb(dataDirectory: directory)
-        case (nil, let url?):
+        case (nil, false):
+            return .postgres(partitions: try postgresBackends(postgres))
+        case (.some, false):
+            throw ToolError.usage("give either --data DIR (stores on this machine) or --postgres URL, not both")
+        case (nil, true):
+            throw ToolError.usage("give --data DIR (stores on this machine) or --postgres URL (a shared PostgreSQL database)")
+        }
+    }
+
+    /// The databases that `--postgres` names, each once.
+    ///
+    /// - Throws: A usage error for an unusable URL, or one given twice.
+    package static func postgresBackends(_ urls: [String]) throws -> [PostgresBackend] {
+        var seen: Set<String> = []
+        return try urls.map { url in
+            let backend: PostgresBackend
             do {
-                return .postgres(try PostgresBackend(url: url))
+                backend = try PostgresBackend(url: url)
             } catch {
                 throw ToolError.usage("--postgres: \(error)")
             }
-        case (.some, .some):
-            throw ToolError.usage("give either --data DIR (stores on this machine) or --postgres URL, not both")
-        case (nil, nil):
-            throw ToolError.usage("give --data DIR (stores on this machine) or --postgres URL (a shared PostgreSQL database)")
+            guard seen.insert(backend.description).inserted else {
+                throw ToolError.usage("--postgres: \(backend) is given twice")
+            }
+            return backend
         }
     }
 }

@@ -1,0 +1,168 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import EventSyncService
+import PostgresNIO
+import SyncTestSupport
+import Testing
+
+@testable import SyncPostgres
+
+/// A deployment's stores spread over several databases by name: each store lives in exactly one,
+/// and a database given in another place than the one it records is refused, changing nothing.
+@Suite(.enabled(if: TestPostgres.isEnabled))
+struct PartitionTests {
+    /// Pushes one event to each of `names` through `service`.
+    private static func pushOne(to names: [String], through service: SyncService, from replica: Store) async throws {
+        for name in names {
+            let event = try await replica.put("notes", id: name, fields: ["title": .string("in \(name)")])
+            _ = try await service.push(store: name, PushRequest(replica: replica.replicaID, events: [event]))
+        }
+    }
+
+    /// The store names a database holds.
+    private static func storeNames(in database: PostgresBackend) async throws -> [String] {
+        try await TestPostgres.withAdminClient(database) { client in
+            var names: [String] = []
+            for try await name in try await client.query("SELECT name FROM evstore_stores ORDER BY name COLLATE \"C\"")
+                .decode(String.self)
+            {
+                names.append(name)
+            }
+            return names
+        }
+    }
+
+    @Test func storesSpreadOverTheDatabasesByNameAndEachLivesInOne() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-partitions")
+        defer { directory.remove() }
+        let databases = try await TestPostgres.freshDatabases(3)
+        let service = try SyncService(configuration: .init(backend: .postgres(partitions: databases)))
+        defer { service.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        let names = (0..<24).map { "store-\($0)" }
+        try await PartitionTests.pushOne(to: names, through: service, from: replica)
+
+        #expect(try await service.storeNames() == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        for (index, database) in databases.enumerated() {
+            let held = try await PartitionTests.storeNames(in: database)
+            let expected = names.filter { PostgresPartitioning.partition(of: $0, count: 3) == index }
+            #expect(Set(held) == Set(expected), "partition \(index)")
+            #expect(!held.isEmpty, "partition \(index) holds no store of 24")
+        }
+        for name in names {
+            let page = try await service.pull(store: name, after: 0, limit: 10)
+            #expect(page.events.count == 1 && page.events.first?.item == name)
+        }
+        // A second process with the same databases in the same order serves the same stores.
+        let other = try SyncService(configuration: .init(backend: .postgres(partitions: databases)))
+        defer { other.close() }
+        #expect(try await other.info(store: "store-7").head == 1)
+    }
+
+    @Test func databasesInAnotherOrderOrNumberAreRefusedAndNothingIsWritten() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-partition-order")
+        defer { directory.remove() }
+        let databases = try await TestPostgres.freshDatabases(2)
+        let service = try SyncService(configuration: .init(backend: .postgres(partitions: databases)))
+        defer { service.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        let names = (0..<8).map { "s\($0)" }
+        try await PartitionTests.pushOne(to: names, through: service, from: replica)
+        let before = [
+            try await PartitionTests.storeNames(in: databases[0]),
+            try await PartitionTests.storeNames(in: databases[1]),
+        ]
+
+        let misconfigured: [(String, SyncBackend)] = [
+            ("reversed", .postgres(partitions: databases.reversed())),
+            ("one of two alone", .postgres(databases[1])),
+            ("with a third", .postgres(partitions: databases + [try await TestPostgres.freshDatabase()])),
+        ]
+        for (label, backend) in misconfigured {
+            let wrong = try SyncService(configuration: .init(backend: backend))
+            defer { wrong.close() }
+            let event = try await replica.put("notes", id: "late", fields: ["title": "must not land"])
+            for name in ["s0", "s1", "new-store"] {
+                do {
+                    _ = try await wrong.push(store: name, PushRequest(replica: replica.replicaID, events: [event]))
+                    Issue.record("\(label): a push to \(name) was accepted")
+                } catch let error as SyncError {
+                    #expect(
+                        error.message.contains("of its deployment, but the server was given it as"),
+                        "\(label): \(error)")
+                }
+            }
+        }
+        let after = [
+            try await PartitionTests.storeNames(in: databases[0]),
+            try await PartitionTests.storeNames(in: databases[1]),
+        ]
+        #expect(after == before)
+        for name in names { #expect(try await service.info(store: name).head == 1) }
+    }
+
+    @Test func aDatabaseHoldingAWholeDeploymentCannotBecomeAPartition() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-partition-whole")
+        defer { directory.remove() }
+        let whole = try await TestPostgres.freshDatabase()
+        let single = try SyncService(configuration: .init(backend: .postgres(whole)))
+        defer { single.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        try await PartitionTests.pushOne(to: ["notes"], through: single, from: replica)
+
+        let spread = try SyncService(
+            configuration: .init(backend: .postgres(partitions: [whole, try await TestPostgres.freshDatabase()])))
+        defer { spread.close() }
+        do {
+            _ = try await spread.info(store: "notes")
+            Issue.record("a database holding a whole deployment became a partition")
+        } catch let error as SyncError {
+            #expect(error.message.contains("is a database holding every store"), "\(error)")
+        }
+        #expect(try await single.info(store: "notes").head == 1)
+    }
+
+    @Test func aDatabaseOfLayoutOneIsUpgradedAndRecordedWhole() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        let first = try SyncService(configuration: .init(backend: .postgres(database)))
+        _ = try await first.storeNames()
+        first.close()
+        // Make it what layout 1 wrote: no partition table, version 1.
+        try await TestPostgres.withAdminClient(database) { client in
+            try await client.query("DROP TABLE evstore_partition")
+            try await client.query("DELETE FROM evstore_schema")
+            try await client.query("INSERT INTO evstore_schema (version) VALUES (1)")
+        }
+        let upgraded = try SyncService(configuration: .init(backend: .postgres(database)))
+        defer { upgraded.close() }
+        #expect(try await upgraded.storeNames().isEmpty)
+        let (version, partitions) = try await TestPostgres.withAdminClient(database) { client in
+            var version: Int32 = 0
+            for try await found in try await client.query("SELECT max(version) FROM evstore_schema").decode(Int32.self)
+            {
+                version = found
+            }
+            var partitions: [Int32] = []
+            for try await (position, count) in try await client.query("SELECT position, count FROM evstore_partition")
+                .decode((Int32, Int32).self)
+            {
+                partitions += [position, count]
+            }
+            return (version, partitions)
+        }
+        #expect(version == PostgresSchema.version && partitions == [0, 1])
+    }
+
+    @Test func thePartitionOfANameNeverChanges() {
+        // The rule is part of every deployment's data: these values must stay as they are.
+        #expect(PostgresPartitioning.partition(of: "notes", count: 1) == 0)
+        #expect((0..<24).map { PostgresPartitioning.partition(of: "store-\($0)", count: 3) }.reduce(0, +) > 0)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "notes".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        #expect(PostgresPartitioning.partition(of: "notes", count: 7) == Int(hash % 7))
+    }
+}

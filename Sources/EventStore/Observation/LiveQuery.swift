@@ -116,7 +116,7 @@ public final class LiveQuery<Request: QueryRequest> {
             with: Task.detached(priority: .userInitiated) { [weak self] in
                 do {
                     for try await page in store.observe(try request.resolvedQuery()) {
-                        let elements = try request.elements(of: page)
+                        let elements = try request.elements(of: page, in: store)
                         guard let model = self else { return }
                         await model.show(elements, next: page.next, generation: generation)
                     }

@@ -15,10 +15,10 @@ public protocol QueryRequest: Sendable, Hashable {
     ///   path to a computed property).
     func resolvedQuery() throws -> Query
 
-    /// The elements of one page of the answer, in its order.
+    /// The elements of one page of the answer from `store`, in its order.
     ///
     /// - Throws: ``EventStoreError/Code/typeMismatch`` for an item that does not decode.
-    func elements(of page: QueryPage) throws -> [Element]
+    func elements(of page: QueryPage, in store: Store) throws -> [Element]
 }
 
 extension Query: QueryRequest {
@@ -26,13 +26,16 @@ extension Query: QueryRequest {
     public func resolvedQuery() throws -> Query { self }
 
     /// The page's items.
-    public func elements(of page: QueryPage) throws -> [Item] { page.items }
+    public func elements(of page: QueryPage, in store: Store) throws -> [Item] { page.items }
 }
 
 extension TypedQuery: QueryRequest {
     /// The untyped query, or the error a key path or value caused.
     public func resolvedQuery() throws -> Query { try checked() }
 
-    /// The page's items decoded as models.
-    public func elements(of page: QueryPage) throws -> [Model] { try page.items.map { try ModelCoding.model($0) } }
+    /// The page's items decoded as models (with the defaults of the collection's schema).
+    public func elements(of page: QueryPage, in store: Store) throws -> [Model] {
+        let defaults = store.configuration.schemaRegistry.defaults(of: query.collection)
+        return try page.items.map { try ModelCoding.model($0, defaults: defaults) }
+    }
 }

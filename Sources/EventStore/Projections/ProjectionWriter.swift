@@ -15,9 +15,12 @@ final class ProjectionWriter {
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
     var defersSearch = false
+    /// How events are read (upcast to their collection's current schema).
+    let schemas: SchemaRegistry
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
+        self.schemas = configuration.schemaRegistry
         self.search = SearchIndexWriter(configuration: configuration.search)
         self.projections = configuration.projections
         self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
@@ -25,11 +28,13 @@ final class ProjectionWriter {
 
     static let appliedKey = Array("applied-through".utf8)
 
-    /// Applies one event that sits at `event.seq` in the log.
+    /// Applies one event that sits at `event.seq` in the log, as its collection's schema reads
+    /// it (``SchemaRegistry/interpret(_:)``; an event of a newer schema is held back).
     ///
-    /// - Returns: The item's state after the event.
+    /// - Returns: The item's state after the event, `nil` for an event held back.
     @discardableResult
-    func apply(_ event: Event, tx: WriteTransaction) throws -> ItemState {
+    func apply(_ logged: Event, tx: WriteTransaction) throws -> ItemState? {
+        guard let event = try schemas.interpret(logged) else { return nil }
         let itemKey = Keys.item(event.collection, event.item)
         return try apply(event, before: try itemRecord(itemKey, tx: tx), itemKey: itemKey, tx: tx)
     }
@@ -41,7 +46,8 @@ final class ProjectionWriter {
         } ?? ItemRecord()
     }
 
-    /// Applies one event whose item record before it is already loaded.
+    /// Applies one event, already interpreted (``SchemaRegistry/interpret(_:)``), whose item
+    /// record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
         try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.items)

@@ -163,7 +163,7 @@ extension TypedCollection {
     ///   does not decode as `Model`.
     public func fetch(_ query: TypedQuery<Model>) throws -> TypedPage<Model> {
         let page = try store.query(try query.checked())
-        return TypedPage(models: try page.items.map { try ModelCoding.model($0) }, next: page.next)
+        return TypedPage(models: try page.items.map { try ModelCoding.model($0, defaults: defaults) }, next: page.next)
     }
 
     /// The number of models that match a typed query's filter (see ``Store/count(_:)``).
@@ -181,12 +181,13 @@ extension TypedCollection {
     /// ```
     public func observe(_ query: TypedQuery<Model>) -> AsyncThrowingStream<TypedPage<Model>, any Error> {
         let store = self.store
+        let defaults = self.defaults
         let checked = Result { try query.checked() }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     for try await page in store.observe(try checked.get()) {
-                        let models: [Model] = try page.items.map { try ModelCoding.model($0) }
+                        let models: [Model] = try page.items.map { try ModelCoding.model($0, defaults: defaults) }
                         continuation.yield(TypedPage(models: models, next: page.next))
                     }
                     continuation.finish()

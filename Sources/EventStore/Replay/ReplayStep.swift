@@ -1,7 +1,9 @@
 /// One event of an item's history and what it did to the item.
 public struct ReplayStep: Sendable, Hashable {
-    /// The event.
+    /// The event, as the collection's schema reads it (upcast; see <doc:SchemaEvolution>).
     public var event: Event
+    /// The event as the log holds it, when the schema reads it otherwise (`nil`: as logged).
+    public var original: Event?
     /// What happened to each field the event touched.
     public var changes: [FieldChange]
     /// The item after the event (`nil` when it does not exist).

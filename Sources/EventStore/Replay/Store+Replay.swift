@@ -27,10 +27,13 @@ extension Store {
 
     /// The history of one item up to `point`, event by event, with what each did to each field.
     public func replaySteps(collection: String, item: String, to point: ReplayPoint = .seq(.max)) throws -> [ReplayStep] {
-        let events = try read { try $0.events(collection: collection, item: item) }.filter(point.includes)
+        let schemas = configuration.schemaRegistry
+        let logged = try read { try $0.events(collection: collection, item: item) }.filter(point.includes)
         var state = ItemState()
         var steps: [ReplayStep] = []
-        for event in events {
+        for original in logged {
+            // An item's history holds only the events its items took (none held back).
+            guard let event = try schemas.interpret(original) else { continue }
             let before = state.values
             let outcomes = state.apply(event, collectOutcomes: true)
             let after = state.values
@@ -45,7 +48,10 @@ extension Store {
                 changes.append(FieldChange(field: outcome.field, old: before[outcome.field], new: after[outcome.field], outcome: change))
             }
             changes.sort { utf8Less($0.field, $1.field) }
-            steps.append(ReplayStep(event: event, changes: changes, itemAfter: state.exists ? state.item(collection: collection, id: item) : nil))
+            steps.append(
+                ReplayStep(
+                    event: event, original: event == original ? nil : original, changes: changes,
+                    itemAfter: state.exists ? state.item(collection: collection, id: item) : nil))
         }
         return steps
     }
@@ -59,7 +65,8 @@ extension Store {
     /// }
     /// ```
     public func history(collection: String, item: String, field: String? = nil) throws -> [FieldHistoryEntry] {
-        let events = try read { try $0.events(collection: collection, item: item) }
+        let schemas = configuration.schemaRegistry
+        let events = try read { try $0.events(collection: collection, item: item) }.compactMap { try schemas.interpret($0) }
         var final = ItemState()
         var known = Set<String>()
         for event in events {

@@ -12,8 +12,10 @@
 /// varint  projection count, then per projection (sorted by name):
 ///         string name, varint version (two's complement), varint database count,
 ///         string per database (sorted), u8 flags (bit 0: stale)
-/// (format 2 only) varint index count, then per index (sorted by collection, then fields):
+/// (format 2 and 3) varint index count, then per index (sorted by collection, then fields):
 ///         string collection, varint field count, string per field
+/// (format 3 only) varint schema count, then per schema (sorted by collection):
+///         string collection, varint version, varint upcaster count, varint per upcaster version
 ///
 /// fields: varint count, then per field (sorted by name, then weight): string name, varint weight
 /// string: varint byte count, UTF-8 bytes
@@ -26,11 +28,19 @@ extension ConfigurationRecord {
     /// libraries refuse with a clear message instead of misreading; the newest this library
     /// reads. A greater version is refused with ``EventStoreError/Code/unsupportedFormat``.
     static let indexedFormatVersion: UInt8 = 2
+    /// The encoding version of a record with collection schemas (format 2, then the schemas).
+    static let schemaFormatVersion: UInt8 = 3
+    /// The newest version this library reads.
+    static let newestFormatVersion: UInt8 = 3
 
     /// The record's canonical bytes.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
-        writer.write(indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion)
+        let format =
+            !schemas.isEmpty
+            ? ConfigurationRecord.schemaFormatVersion
+            : indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion
+        writer.write(format)
         writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
         writer.write(string: search.tagField)
         ConfigurationRecord.write(search.defaultFields, to: &writer)
@@ -48,12 +58,21 @@ extension ConfigurationRecord {
             for database in projection.databases { writer.write(string: database) }
             writer.write(projection.isStale ? UInt8(1) : UInt8(0))
         }
-        if !indexes.isEmpty {
+        if format >= ConfigurationRecord.indexedFormatVersion {
             writer.write(varint: indexes.count)
             for index in indexes {
                 writer.write(string: index.collection)
                 writer.write(varint: index.fields.count)
                 for field in index.fields { writer.write(string: field) }
+            }
+        }
+        if format >= ConfigurationRecord.schemaFormatVersion {
+            writer.write(varint: schemas.count)
+            for schema in schemas {
+                writer.write(string: schema.collection)
+                writer.write(varint: UInt64(schema.version))
+                writer.write(varint: schema.upcastVersions.count)
+                for version in schema.upcastVersions { writer.write(varint: UInt64(version)) }
             }
         }
         return writer.bytes
@@ -69,11 +88,11 @@ extension ConfigurationRecord {
         let record = try bytes.withUnsafeBytes { buffer -> ConfigurationRecord in
             var reader = ByteReader(buffer)
             let format = try reader.readByte()
-            guard format <= ConfigurationRecord.indexedFormatVersion, format > 0 else {
-                if format > ConfigurationRecord.indexedFormatVersion {
+            guard format <= ConfigurationRecord.newestFormatVersion, format > 0 else {
+                if format > ConfigurationRecord.newestFormatVersion {
                     throw EventStoreError(
                         .unsupportedFormat,
-                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.indexedFormatVersion)"
+                        "the configuration record has format \(format); this library reads up to \(ConfigurationRecord.newestFormatVersion)"
                     )
                 }
                 throw EventStoreError(.corrupt, "configuration record of unknown format \(format)")
@@ -113,11 +132,26 @@ extension ConfigurationRecord {
                     indexes.append(index)
                 }
             }
+            var schemas: [SchemaRecord] = []
+            if format >= 3 {
+                for _ in 0..<(try reader.readCount(minimumBytesEach: 4)) {
+                    let collection = try reader.readString()
+                    let version = try reader.readVarint()
+                    let upcasts = try (0..<(try reader.readCount())).map { _ in try reader.readVarint() }
+                    guard version <= UInt64(UInt16.max), upcasts.allSatisfy({ $0 < version }) else {
+                        throw EventStoreError(.corrupt, "configuration record: schema of \(collection) at version \(version)")
+                    }
+                    schemas.append(
+                        SchemaRecord(
+                            collection: collection, version: UInt16(version), upcastVersions: upcasts.map { UInt16($0) }))
+                }
+            }
             guard reader.isAtEnd else {
                 throw EventStoreError(.corrupt, "configuration record: \(reader.remaining) bytes after the end")
             }
             return ConfigurationRecord(
-                search: search, tokenizerVersion: tokenizerVersion, projections: projections, indexes: indexes)
+                search: search, tokenizerVersion: tokenizerVersion, projections: projections, indexes: indexes,
+                schemas: schemas)
         }
         // One encoding per record: duplicates, unsorted lists or out-of-range weights do not
         // re-encode to the same bytes.

@@ -1,8 +1,8 @@
 /// The configuration a store's projections were built with, as the store records it.
 ///
 /// Every store keeps one record in its `meta` database (key `store.configuration`): the search
-/// configuration (fields, weights, tag field), the version of the tokenizer that indexed it, and
-/// the custom projections it maintains. A new store records the configuration it is created with;
+/// configuration (fields, weights, tag field), the version of the tokenizer that indexed it, the
+/// custom projections it maintains, its declared indexes and its collection schemas. A new store records the configuration it is created with;
 /// a store made by a version without records gets one on its first writable open.
 ///
 /// The record is what makes the store self-describing: tools open a store with
@@ -27,24 +27,29 @@ public struct ConfigurationRecord: Sendable, Hashable {
     /// The declared indexes the store maintains (see ``Store/Configuration/indexes``), ordered
     /// by collection, then fields.
     public var indexes: [IndexDefinition]
+    /// The collection schemas the projections were built with (see ``Store/Configuration/schemas``),
+    /// ordered by collection.
+    public var schemas: [SchemaRecord]
 
-    /// Creates a record; `search` is stored in canonical form, `projections` by name and
-    /// `indexes` by collection and fields, without duplicates.
+    /// Creates a record; `search` is stored in canonical form, `projections` by name,
+    /// `indexes` by collection and fields, without duplicates, and `schemas` by collection.
     public init(
         search: SearchConfiguration, tokenizerVersion: Int, projections: [ProjectionRecord],
-        indexes: [IndexDefinition] = []
+        indexes: [IndexDefinition] = [], schemas: [SchemaRecord] = []
     ) {
         self.search = search.canonical
         self.tokenizerVersion = tokenizerVersion
         self.projections = projections.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         self.indexes = IndexDefinition.canonical(indexes)
+        self.schemas = schemas.sorted { $0.collection.utf8.lexicographicallyPrecedes($1.collection.utf8) }
     }
 
     /// The record of a store opened with `configuration` by this library.
     init(configuration: Store.Configuration) {
         self.init(
             search: configuration.search, tokenizerVersion: Tokenizer.version,
-            projections: configuration.projections.map { ProjectionRecord($0) }, indexes: configuration.indexes)
+            projections: configuration.projections.map { ProjectionRecord($0) }, indexes: configuration.indexes,
+            schemas: configuration.schemas.map(SchemaRecord.init))
     }
 
     /// The recorded projection named `name`.

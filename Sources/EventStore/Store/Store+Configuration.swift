@@ -59,6 +59,18 @@ extension Store {
         public var indexChange: IndexChange = .build
         /// Application projections, maintained in the same transaction as each append.
         public var projections: [any Projection] = []
+        /// The collection schemas: each collection's version, upcasters and typed-model defaults
+        /// (see <doc:SchemaEvolution>).
+        ///
+        /// The store records each schema's version and upcaster versions
+        /// (``ConfigurationRecord/schemas``). A writable open with a raised version, or other
+        /// upcasters, rebuilds the projections from the log; a lower version than recorded, or
+        /// no schema for a collection recorded with upcasters, fails with
+        /// ``EventStoreError/Code/configurationMismatch``. Tools (``SearchChange/useStored``) keep
+        /// the recorded schemas and refuse what needs upcasters they cannot run.
+        public var schemas: [CollectionSchema] = []
+        /// How this open interprets events: ``schemas`` with the store's record (set by the open).
+        var schemaRegistry = SchemaRegistry.none
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.
         public var logger = Logger(label: "eventstore", factory: { _ in SwiftLogNoOpLogHandler() })
         /// The replica id for a *new* store (`nil`: from ``newReplicaID``). Ignored when the

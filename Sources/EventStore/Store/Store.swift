@@ -81,6 +81,7 @@ public final class Store: @unchecked Sendable {
         var effective = configuration
         effective.search = bootstrap.search
         effective.indexes = bootstrap.indexes
+        effective.schemaRegistry = SchemaRegistry(schemas: configuration.schemas, recorded: bootstrap.schemas)
         self.configuration = effective
         self.schema = bootstrap.schema
         self.identity = Mutex(bootstrap.replicaID)

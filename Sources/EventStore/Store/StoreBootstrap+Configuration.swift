@@ -7,6 +7,8 @@ extension StoreBootstrap {
         var search: SearchConfiguration
         /// The declared indexes in effect for this open.
         var indexes: [IndexDefinition]
+        /// The collection schemas the store records after this open.
+        var schemas: [SchemaRecord]
         /// Whether the projections must be rebuilt (the record changed in a way that invalidates
         /// them; ``Meta/rebuildNeeded`` is set in the same transaction).
         var needsRebuild: Bool
@@ -44,11 +46,15 @@ extension StoreBootstrap {
             let indexes = try IndexDefinition.validated(configuration.indexes)
             try Meta.setConfigurationRecord(writable, schema.meta, ConfigurationRecord(configuration: configuration))
             try Meta.setRebuildNeeded(writable, schema.meta, true)
-            return ConfigurationOutcome(search: configuration.search, indexes: indexes, needsRebuild: true)
+            return ConfigurationOutcome(
+                search: configuration.search, indexes: indexes, schemas: configuration.schemas.map(SchemaRecord.init),
+                needsRebuild: true)
         }
         guard let record else {
             var indexes: [IndexDefinition] = []
+            var schemas: [SchemaRecord] = []
             if let writable, configuration.searchChange != .useStored {
+                schemas = configuration.schemas.map(SchemaRecord.init)
                 indexes = try reconcileIndexes(
                     writable, recorded: [], configuration: configuration, databases: schema.generations[generation],
                     rebuilds: false, path: path)
@@ -56,10 +62,11 @@ extension StoreBootstrap {
                 record.indexes = indexes
                 try Meta.setConfigurationRecord(writable, schema.meta, record)
             }
-            return ConfigurationOutcome(search: configuration.search, indexes: indexes, needsRebuild: false)
+            return ConfigurationOutcome(search: configuration.search, indexes: indexes, schemas: schemas, needsRebuild: false)
         }
         guard let writable else {
-            return ConfigurationOutcome(search: record.search, indexes: record.indexes, needsRebuild: false)
+            return ConfigurationOutcome(
+                search: record.search, indexes: record.indexes, schemas: record.schemas, needsRebuild: false)
         }
 
         var search = configuration.search
@@ -75,6 +82,13 @@ extension StoreBootstrap {
             recordedSearch = record.search
         }
         if record.tokenizerVersion != Tokenizer.version { rebuild = true }
+        let schemas: [SchemaRecord]
+        if configuration.searchChange == .useStored {
+            schemas = record.schemas
+        } else {
+            schemas = configuration.schemas.map(SchemaRecord.init)
+            if try schemasChange(from: record.schemas, to: schemas, path: path) { rebuild = true }
+        }
 
         let registered = Set(configuration.projections.map(\.name))
         var projections = configuration.projections.map { ProjectionRecord($0) }
@@ -97,9 +111,42 @@ extension StoreBootstrap {
         try Meta.setConfigurationRecord(
             writable, schema.meta,
             ConfigurationRecord(
-                search: recordedSearch, tokenizerVersion: Tokenizer.version, projections: projections, indexes: indexes))
+                search: recordedSearch, tokenizerVersion: Tokenizer.version, projections: projections, indexes: indexes,
+                schemas: schemas))
         if rebuild { try Meta.setRebuildNeeded(writable, schema.meta, true) }
-        return ConfigurationOutcome(search: search, indexes: indexes, needsRebuild: rebuild)
+        return ConfigurationOutcome(search: search, indexes: indexes, schemas: schemas, needsRebuild: rebuild)
+    }
+
+    /// Whether the declared schemas read the log differently from the recorded ones (a raised
+    /// version, other upcasters, a new schema with upcasters), so the projections are rebuilt.
+    ///
+    /// - Throws: ``EventStoreError/Code/configurationMismatch`` for a version below the recorded
+    ///   one (an older application) or a recorded schema with upcasters that is not declared.
+    static func schemasChange(from recorded: [SchemaRecord], to declared: [SchemaRecord], path: String) throws -> Bool {
+        let byName = Dictionary(declared.map { ($0.collection, $0) }, uniquingKeysWith: { first, _ in first })
+        var changes = false
+        for old in recorded {
+            guard let new = byName[old.collection] else {
+                guard old.upcastVersions.isEmpty else {
+                    throw EventStoreError(
+                        .configurationMismatch,
+                        "\(path) reads \(old.collection) at schema version \(old.version) through upcasters, but this open "
+                            + "declares no schema for it: add its CollectionSchema to Store.Configuration.schemas")
+                }
+                changes = changes || old.version > 0
+                continue
+            }
+            guard new.version >= old.version else {
+                throw EventStoreError(
+                    .configurationMismatch,
+                    "\(path) holds \(old.collection) at schema version \(old.version), newer than this open's "
+                        + "\(new.version): open it with an application that knows version \(old.version)")
+            }
+            if new != old { changes = true }
+        }
+        let known = Set(recorded.map(\.collection))
+        for new in declared where !known.contains(new.collection) && !new.upcastVersions.isEmpty { changes = true }
+        return changes
     }
 
     private static func mismatch(path: String, differences: [String]) -> EventStoreError {

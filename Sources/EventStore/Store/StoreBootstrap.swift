@@ -10,11 +10,14 @@ struct StoreBootstrap {
     var search: SearchConfiguration
     /// The declared indexes in effect (see ``Store/IndexChange``).
     var indexes: [IndexDefinition]
+    /// The collection schemas the store records.
+    var schemas: [SchemaRecord] = []
 
     static func run(environment: Environment, configuration: Store.Configuration) throws -> StoreBootstrap {
         for projection in configuration.projections {
             try Validation.collection(projection.name)
         }
+        try CollectionSchema.validate(configuration.schemas)
         do {
             if configuration.readOnly {
                 return try environment.openDatabases { tx in
@@ -93,7 +96,7 @@ struct StoreBootstrap {
         }
         return StoreBootstrap(
             schema: schema, replicaID: replica, created: false, needsRebuild: needsRebuild, search: recorded.search,
-            indexes: recorded.indexes)
+            indexes: recorded.indexes, schemas: recorded.schemas)
     }
 
     /// Brings a store of an older format to the current one: drops the databases the current

@@ -52,10 +52,12 @@ final class WriteSession {
         let itemKey = Keys.item(change.collection, change.item)
         let before = try itemRecord(itemKey, in: tx)
         var clock = state.clock
+        let schemas = projections.schemas
         let event = Event(
             seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence + 1),
             hlc: clock.tick(), base: before.state.version?.hlc ?? .zero, collection: change.collection, item: change.item,
-            operation: change.operation, fields: change.fields, schema: change.schema)
+            operation: change.operation, fields: change.fields,
+            schema: change.schema == 0 ? schemas.version(of: change.collection) : change.schema)
         let encoded = event.encoded()
         let limit = store.configuration.maxEventBytes
         guard encoded.count <= limit else {
@@ -68,7 +70,20 @@ final class WriteSession {
             throw EventStoreError(
                 .corrupt, "event id \(event.id) is already in the log: the origin sequence went backwards")
         }
-        try record(event, encoded: encoded, before: before, itemKey: itemKey, in: tx)
+        // An event stamped with the current version reads as written; an older one (a change
+        // that names its version) is upcast like a received one.
+        guard let applied = try schemas.interpret(event) else {
+            throw EventStoreError(
+                .invalidEvent,
+                "the change to \(change.collection)/\(change.item) names schema version \(event.schema), above the "
+                    + "\(schemas.version(of: change.collection)) this store declares")
+        }
+        if applied.collection == event.collection && applied.item == event.item {
+            try record(event, encoded: encoded, applying: (applied, before, itemKey), in: tx)
+        } else {
+            let appliedKey = Keys.item(applied.collection, applied.item)
+            try record(event, encoded: encoded, applying: (applied, try itemRecord(appliedKey, in: tx), appliedKey), in: tx)
+        }
         return event
     }
 
@@ -88,22 +103,32 @@ final class WriteSession {
         }
         var stored = event
         stored.seq = seq
-        let itemKey = Keys.item(event.collection, event.item)
-        try record(stored, encoded: checked.encoded, before: try itemRecord(itemKey, in: tx), itemKey: itemKey, in: tx)
+        guard let applied = try projections.schemas.interpret(stored) else {
+            // Written by a newer schema: logged (and synced on), applied after the upgrade.
+            try record(stored, encoded: checked.encoded, applying: nil, in: tx)
+            return .appended(seq: seq)
+        }
+        let itemKey = Keys.item(applied.collection, applied.item)
+        try record(
+            stored, encoded: checked.encoded, applying: (applied, try itemRecord(itemKey, in: tx), itemKey), in: tx)
         return .appended(seq: seq)
     }
 
-    /// Writes an event whose id is recorded, applies it to the projections and advances the
-    /// state: the same steps for local and received events.
+    /// Writes an event whose id is recorded, applies it (as its schema reads it, with its item's
+    /// record and key; `nil` for an event held back) to the projections and advances the state:
+    /// the same steps for local and received events.
     private func record(
-        _ event: Event, encoded: [UInt8], before: ItemRecord, itemKey: [UInt8], in tx: WriteTransaction
+        _ event: Event, encoded: [UInt8], applying: (event: Event, before: ItemRecord, itemKey: [UInt8])?,
+        in tx: WriteTransaction
     ) throws {
         try encoded.withUnsafeBytes { value in
             try Keys.seq(event.seq).withUnsafeBytes { key in
                 _ = try tx.put(value, forKey: key, in: store.schema.events, options: .append)
             }
         }
-        try projections.apply(event, before: before, itemKey: itemKey, tx: tx)
+        if let applying {
+            try projections.apply(applying.event, before: applying.before, itemKey: applying.itemKey, tx: tx)
+        }
         state.head = event.seq
         state.appended += 1
         state.clock.receive(event.hlc)

@@ -76,14 +76,17 @@ where Model.ID: Sendable {
     /// - Throws: ``EventStoreError/Code/typeMismatch`` naming the field and the types when the
     ///   item's fields do not decode as `Model`.
     public func get(_ id: Model.ID) throws -> Model? {
-        try store.item(name, String(describing: id)).map(ModelCoding.model)
+        try store.item(name, String(describing: id)).map { try ModelCoding.model($0, defaults: defaults) }
     }
 
     /// A page of models in id order, after the cursor `after`.
     public func all(after cursor: String? = nil, limit: Int = 100) throws -> Page {
         let page = try store.read { try $0.items(in: name, after: cursor, limit: limit) }
-        return Page(models: try page.items.map(ModelCoding.model), next: page.next)
+        return Page(models: try page.items.map { try ModelCoding.model($0, defaults: defaults) }, next: page.next)
     }
+
+    /// The values the collection's schema gives fields an item lacks.
+    var defaults: [String: Value] { store.configuration.schemaRegistry.defaults(of: name) }
 
     /// The number of models in the collection.
     public func count() throws -> Int { try store.count(in: name) }
@@ -128,9 +131,11 @@ enum ModelCoding {
         }
     }
 
-    /// The model an item decodes to. Its `id` is the item id: as a string (`String`, `UUID`…),
+    /// The model an item decodes to, with `defaults` for the fields it lacks. Its `id` is the item id: as a string (`String`, `UUID`…),
     /// or, when the model wants a number there, as that number.
-    static func model<Model: Decodable>(_ item: Item) throws -> Model {
+    static func model<Model: Decodable>(_ item: Item, defaults: [String: Value] = [:]) throws -> Model {
+        var item = item
+        for (field, value) in defaults where item.fields[field] == nil { item.fields[field] = value }
         do {
             return try decode(item, id: .string(item.id))
         } catch let error as DecodingError {

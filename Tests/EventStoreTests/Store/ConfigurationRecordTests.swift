@@ -127,8 +127,32 @@ struct ConfigurationRecordTests {
 
     @Test func aNewerFormatIsUnsupported() {
         var bytes = Self.sample().encoded()
-        bytes[0] = ConfigurationRecord.indexedFormatVersion + 1
+        bytes[0] = ConfigurationRecord.newestFormatVersion + 1
         #expect(Self.code { _ = try ConfigurationRecord(decoding: bytes) } == .unsupportedFormat)
+    }
+
+    @Test func schemasRoundTripAndOnlyARecordWithSchemasUsesFormatThree() throws {
+        var record = Self.sample()
+        let without = record.encoded()
+        #expect(without[0] < ConfigurationRecord.schemaFormatVersion)
+        record.schemas = [
+            SchemaRecord(collection: "tasks", version: 2), SchemaRecord(collection: "notes", version: 3, upcastVersions: [2, 0]),
+        ]
+        record = ConfigurationRecord(
+            search: record.search, tokenizerVersion: record.tokenizerVersion, projections: record.projections,
+            indexes: record.indexes, schemas: record.schemas)
+        let bytes = record.encoded()
+        #expect(bytes[0] == ConfigurationRecord.schemaFormatVersion)
+        let decoded = try ConfigurationRecord(decoding: bytes)
+        #expect(decoded == record)
+        #expect(decoded.schemas.map(\.collection) == ["notes", "tasks"] && decoded.schemas[0].upcastVersions == [0, 2])
+        // An upcaster at or above its schema's version cannot be.
+        var bad = ConfigurationRecord(
+            search: record.search, tokenizerVersion: record.tokenizerVersion, projections: record.projections,
+            indexes: record.indexes, schemas: [SchemaRecord(collection: "notes", version: 1, upcastVersions: [1])])
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: bad.encoded()) } == .corrupt)
+        bad.schemas = []
+        #expect(try ConfigurationRecord(decoding: bad.encoded()) == bad)
     }
 
     @Test(arguments: [1, 2, 3])

@@ -1,0 +1,75 @@
+/// What an application declares about one collection's fields as its models change: the
+/// current schema version, the upcasters that bring an event written at an older version up to
+/// it, and the defaults that typed models decode for fields an item lacks.
+///
+/// ```swift
+/// var notes = CollectionSchema("notes", version: 3, defaults: ["done": false])
+/// notes.upcast(from: 1) { $0.renameField("title", to: "name") }      // 1 → 2
+/// notes.upcast(from: 2) { event in                                    // 2 → 3: priority was text
+///     if case .string(let text)? = event.fields["priority"] { event.fields["priority"] = .int(text == "high" ? 2 : 1) }
+/// }
+/// var configuration = Store.Configuration()
+/// configuration.schemas = [notes]
+/// ```
+///
+/// A store stamps each event it appends with its collection's version, and interprets every
+/// event through the upcasters from the event's version to the current one — when it applies an
+/// append or a received event, rebuilds, verifies and replays — while the log keeps the event as
+/// it was written. The store records each collection's version and upcasters; raising the
+/// version rebuilds the projections on the next open (see <doc:SchemaEvolution>).
+public struct CollectionSchema: Sendable {
+    /// The collection.
+    public var collection: String
+    /// The version this application writes (0: the version of events written without a schema).
+    public var version: UInt16
+    /// The values typed models decode for fields an item lacks (a field added in a later version).
+    public var defaults: [String: Value]
+    /// The upcasters by the version they read (each brings an event from that version to the next).
+    public private(set) var upcasters: [UInt16: @Sendable (inout UpcastEvent) -> Void] = [:]
+
+    /// Declares a collection's schema.
+    ///
+    /// - Parameters:
+    ///   - collection: The collection's name.
+    ///   - version: The version this application writes.
+    ///   - defaults: The values typed models decode for missing fields.
+    public init(_ collection: String, version: UInt16 = 0, defaults: [String: Value] = [:]) {
+        self.collection = collection
+        self.version = version
+        self.defaults = defaults
+    }
+
+    /// Registers the upcaster from `version` to `version + 1`: a pure function of the event (no
+    /// clock, no randomness, no reads), since every replica and every rebuild must derive the
+    /// same items from the same log. A version without an upcaster passes events on unchanged.
+    ///
+    /// - Parameters:
+    ///   - version: The version the upcaster reads, below ``version``.
+    ///   - transform: Rewrites the event's fields, operation, item or collection.
+    public mutating func upcast(from version: UInt16, _ transform: @escaping @Sendable (inout UpcastEvent) -> Void) {
+        upcasters[version] = transform
+    }
+
+    /// The versions that have an upcaster, ascending.
+    public var upcastVersions: [UInt16] { upcasters.keys.sorted() }
+
+    /// Checks declared schemas: valid collection names, each declared once, upcasters below
+    /// their schema's version.
+    ///
+    /// - Throws: ``EventStoreError/Code/invalidName`` or ``EventStoreError/Code/configurationMismatch``.
+    static func validate(_ schemas: [CollectionSchema]) throws {
+        var seen: Set<String> = []
+        for schema in schemas {
+            try Validation.collection(schema.collection)
+            guard seen.insert(schema.collection).inserted else {
+                throw EventStoreError(.configurationMismatch, "the schema of \(schema.collection) is declared twice")
+            }
+            if let version = schema.upcastVersions.last, version >= schema.version {
+                throw EventStoreError(
+                    .configurationMismatch,
+                    "the schema of \(schema.collection) has an upcaster from version \(version), but its version is "
+                        + "\(schema.version): an upcaster reads a version below the schema's")
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// An event as an upcaster sees and rewrites it (see ``CollectionSchema/upcast(from:_:)``).
+///
+/// ```swift
+/// schema.upcast(from: 0) { event in
+///     event.renameField("body", to: "text")
+///     if event.operation == .put, event.fields["done"] == nil { event.fields["done"] = false }
+/// }
+/// ```
+public struct UpcastEvent: Sendable {
+    /// The collection (an upcaster may move the item to another one).
+    public var collection: String
+    /// The item id.
+    public var item: String
+    /// What the event does.
+    public var operation: EventOperation
+    /// The fields it writes.
+    public var fields: [String: Value]
+    /// The version the event is at while this upcaster runs.
+    public internal(set) var version: UInt16
+
+    init(_ event: Event, version: UInt16) {
+        collection = event.collection
+        item = event.item
+        operation = event.operation
+        fields = event.fields
+        self.version = version
+    }
+
+    /// Renames a field when the event writes it (a put that wrote `old` now writes `new`).
+    public mutating func renameField(_ old: String, to new: String) {
+        guard let value = fields.removeValue(forKey: old) else { return }
+        fields[new] = value
+    }
+}

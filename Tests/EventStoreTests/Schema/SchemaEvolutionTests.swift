@@ -1,0 +1,265 @@
+import EventStoreTestSupport
+import Foundation
+import Testing
+
+@testable import EventStore
+
+/// Schema evolution: a model goes through three versions while replicas on different versions
+/// sync; upcasters read old events in the new shape, the log keeps what was written, and every
+/// replica converges once it runs the newest version.
+struct SchemaEvolutionTests {
+    /// Version 1: a title and whether the note is done (version 0 had no `done`).
+    struct NoteV1: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var title: String
+        var done: Bool
+        var priority: String
+    }
+
+    /// Version 3: `title` renamed to `name` (version 2), `priority` a number (version 3).
+    struct NoteV3: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var name: String
+        var done: Bool
+        var priority: Int
+    }
+
+    /// The notes schema at `version` (1, 2 or 3), with defaults for every field so that items
+    /// written by another version decode.
+    static func schema(_ version: UInt16) -> CollectionSchema {
+        var schema = CollectionSchema(
+            "notes", version: version,
+            defaults: version >= 3
+                ? ["done": false, "priority": 1, "name": ""] : ["done": false, "priority": "normal", "title": ""])
+        if version >= 2 { schema.upcast(from: 1) { $0.renameField("title", to: "name") } }
+        if version >= 3 {
+            schema.upcast(from: 2) { event in
+                if case .string(let text)? = event.fields["priority"] {
+                    event.fields["priority"] = .int(text == "high" ? 2 : 1)
+                }
+            }
+        }
+        return schema
+    }
+
+    static func configuration(_ version: UInt16?) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.durability = .relaxed
+        if let version { configuration.schemas = [schema(version)] }
+        return configuration
+    }
+
+    /// Gives each store the events it lacks from the others (as sync does), until all hold the same.
+    static func exchange(_ stores: [Store]) async throws {
+        let logs = try stores.map { try allEvents(of: $0) }
+        for store in stores {
+            for log in logs {
+                _ = try await store.ingest(
+                    log.map {
+                        var event = $0; event.seq = 0; return event
+                    })
+            }
+        }
+    }
+
+    @Test func aFieldAddedWithADefaultDecodesOnItemsWrittenBefore() async throws {
+        struct Old: Codable, Identifiable, Sendable { var id: String; var title: String }
+        struct New: Codable, Identifiable, Sendable, Equatable { var id: String; var title: String; var done: Bool }
+        let directory = TemporaryDirectory(prefix: "schema-default")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await withStore(at: path) { store in
+            try await store.collection(Old.self, named: "notes").put(Old(id: "n1", title: "Groceries"))
+        }
+        try await withStore(at: path) { store in
+            // Without a schema the new field is missing, and the error says so.
+            #expect(throws: EventStoreError.self) { try store.collection(New.self, named: "notes").get("n1") }
+        }
+        var configuration = Store.Configuration()
+        configuration.schemas = [CollectionSchema("notes", version: 1, defaults: ["done": false])]
+        try await withStore(at: path, configuration: configuration) { store in
+            let notes = store.collection(New.self, named: "notes")
+            #expect(try notes.get("n1") == New(id: "n1", title: "Groceries", done: false))
+            #expect(try notes.all().models == [New(id: "n1", title: "Groceries", done: false)])
+            #expect(try notes.fetch(notes.query().allowingScan()).models.count == 1)
+            // New writes are stamped with the schema's version; the old event keeps its own.
+            let event = try await notes.put(New(id: "n2", title: "Call", done: true))
+            #expect(event.schema == 1)
+            #expect(try allEvents(of: store).map(\.schema) == [0, 1])
+        }
+    }
+
+    @Test func threeVersionsWhileReplicasOnDifferentVersionsSyncThenConverge() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-versions")
+        defer { directory.remove() }
+        let paths = ["a", "b", "c"].map { directory.appending($0) }
+        // Replica A runs version 1, C version 2, B version 3.
+        var a = try Store.open(at: paths[0], configuration: SchemaEvolutionTests.configuration(1))
+        var c = try Store.open(at: paths[2], configuration: SchemaEvolutionTests.configuration(2))
+        let b = try Store.open(at: paths[1], configuration: SchemaEvolutionTests.configuration(3))
+        defer { b.close() }
+        try await a.put("notes", id: "n1", fields: ["title": "Groceries", "done": false, "priority": "high"])
+        try await a.put("notes", id: "n2", fields: ["title": "Taxes", "done": false, "priority": "normal"])
+        try await c.patch("notes", id: "n2", fields: ["name": "Taxes 2026"])
+        try await b.put("notes", id: "n3", fields: ["name": "Dentist", "done": true, "priority": 2])
+        try await b.patch("notes", id: "n1", fields: ["done": true])
+        try await SchemaEvolutionTests.exchange([a, b, c])
+
+        // B reads every event in version 3's shape: A's titles are names, its priorities numbers.
+        let newest = b.collection(NoteV3.self, named: "notes")
+        #expect(try newest.get("n1") == NoteV3(id: "n1", name: "Groceries", done: true, priority: 2))
+        #expect(try newest.get("n2") == NoteV3(id: "n2", name: "Taxes 2026", done: false, priority: 1))
+        #expect(try newest.get("n3") == NoteV3(id: "n3", name: "Dentist", done: true, priority: 2))
+        // A, on version 1, cannot read events of versions 2 and 3: it keeps them in its log (and
+        // syncs them on) but leaves them out of its items, which stay what version 1 reads.
+        let oldest = a.collection(NoteV1.self, named: "notes")
+        #expect(
+            try oldest.all().models == [
+                NoteV1(id: "n1", title: "Groceries", done: false, priority: "high"),
+                NoteV1(id: "n2", title: "Taxes", done: false, priority: "normal"),
+            ])
+        #expect(try allEvents(of: a).count == 5)
+        // C, on version 2, reads A's events renamed, and holds back B's.
+        #expect(try c.item("notes", "n2")?.fields == ["name": "Taxes 2026", "done": false, "priority": "normal"])
+        #expect(try c.item("notes", "n3") == nil)
+        // The logs hold the events as written, with the versions that wrote them.
+        let logged = try allEvents(of: b).sorted { $0.id.description < $1.id.description }
+        #expect(Set(logged.map(\.schema)) == [1, 2, 3])
+        #expect(logged.contains { $0.fields["title"] == "Groceries" })
+
+        // A and C upgrade to version 3: their projections are rebuilt through the upcasters.
+        a.close()
+        c.close()
+        a = try Store.open(at: paths[0], configuration: SchemaEvolutionTests.configuration(3))
+        c = try Store.open(at: paths[2], configuration: SchemaEvolutionTests.configuration(3))
+        defer {
+            a.close()
+            c.close()
+        }
+        let items = try StoreSnapshot(b).items
+        #expect(try StoreSnapshot(a).items == items)
+        #expect(try StoreSnapshot(c).items == items)
+        for store in [a, b, c] {
+            #expect(try store.collection(NoteV3.self, named: "notes").all().models.count == 3)
+            #expect(try store.verify().isConsistent)
+        }
+        // The replay shows the upcast event and the one the log holds.
+        let steps = try b.replaySteps(collection: "notes", item: "n1")
+        #expect(steps.count == 2)
+        let put = try #require(steps.first { $0.event.operation == .put })
+        #expect(put.event.fields["name"] == "Groceries" && put.event.fields["priority"] == 2 && put.event.schema == 1)
+        #expect(put.original?.fields["title"] == "Groceries" && put.original?.fields["priority"] == "high")
+        let patch = try #require(steps.first { $0.event.operation == .patch })
+        #expect(patch.original == nil && patch.event.schema == 3)
+    }
+
+    @Test func anOlderVersionThanRecordedIsRefusedAndChangesNothing() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-older")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
+            (store: Store) async throws in
+            try await store.put("notes", id: "n1", fields: ["name": "Groceries"])
+        }
+        for (label, configuration) in [
+            ("version 2", SchemaEvolutionTests.configuration(2)),
+            ("no schema", SchemaEvolutionTests.configuration(nil)),
+        ] {
+            do {
+                _ = try Store.open(at: path, configuration: configuration)
+                Issue.record("\(label): the store opened")
+            } catch let error as EventStoreError {
+                #expect(error.code == .configurationMismatch, "\(label): \(error)")
+            }
+        }
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
+            (store: Store) async throws in
+            #expect(
+                try store.read { try $0.configurationRecord() }?.schemas == [
+                    SchemaRecord(collection: "notes", version: 3, upcastVersions: [1, 2])
+                ])
+            #expect(try store.collection(NoteV3.self, named: "notes").get("n1")?.name == "Groceries")
+        }
+    }
+
+    @Test func aToolWithoutTheUpcastersRefusesWhatNeedsThemAndLeavesTheStoreAlone() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-tool")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        let old = try Store.open(at: directory.appending("old"), configuration: SchemaEvolutionTests.configuration(1))
+        try await old.put("notes", id: "n1", fields: ["title": "Groceries", "priority": "high"])
+        let oldEvents = try allEvents(of: old)
+        old.close()
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
+            (store: Store) async throws in
+            _ = try await store.ingest(
+                oldEvents.map {
+                    var event = $0; event.seq = 0; return event
+                })
+        }
+        // A tool keeps the store's recorded configuration, without the application's upcasters.
+        var tool = Store.Configuration()
+        tool.searchChange = .useStored
+        try await withStore(at: path, configuration: tool) { store in
+            #expect(store.configuration.schemaRegistry.collectionsMissingUpcasters == ["notes"])
+            do {
+                try await store.rebuildProjections()
+                Issue.record("a rebuild without the upcasters ran")
+            } catch let error as EventStoreError {
+                #expect(
+                    error.code == .configurationMismatch && error.message.contains("only the application"), "\(error)")
+            }
+            // Appending at the current version needs no upcaster.
+            let event = try await store.patch("notes", id: "n1", fields: ["done": true])
+            #expect(event.schema == 3)
+        }
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
+            (store: Store) async throws in
+            #expect(
+                try store.collection(NoteV3.self, named: "notes").get("n1")
+                    == NoteV3(id: "n1", name: "Groceries", done: true, priority: 2))
+            #expect(try store.verify().isConsistent)
+        }
+    }
+
+    @Test func anUpcasterThatMakesAnInvalidEventFailsTheWriteWithItsReason() async throws {
+        var schema = CollectionSchema("notes", version: 2)
+        schema.upcast(from: 1) { $0.collection = "not a name" }
+        var configuration = Store.Configuration()
+        configuration.schemas = [schema]
+        try await withTemporaryStore(configuration: configuration) { store in
+            do {
+                // A change that names an older version is upcast, and this upcaster breaks it.
+                try await store.append([.put("notes", id: "n1", fields: ["title": "x"], schema: 1)])
+                Issue.record("the write was accepted")
+            } catch let error as EventStoreError {
+                #expect(error.code == .invalidEvent && error.message.contains("upcasters of notes"), "\(error)")
+            }
+            #expect(try store.head() == 0)
+        }
+    }
+
+    @Test func declaredSchemasAreChecked() async throws {
+        var twice = Store.Configuration()
+        twice.schemas = [CollectionSchema("notes", version: 1), CollectionSchema("notes", version: 2)]
+        var beyond = CollectionSchema("notes", version: 1)
+        beyond.upcast(from: 1) { _ in }
+        var late = Store.Configuration()
+        late.schemas = [beyond]
+        for configuration in [twice, late] {
+            await #expect(throws: EventStoreError.self) {
+                try await withTemporaryStore(configuration: configuration) { (_: Store) async throws in }
+            }
+        }
+    }
+
+    /// Opens the store at `path` with `configuration` for `body`, then closes it.
+    private func withStore(
+        at path: String, configuration: Store.Configuration = Store.Configuration(),
+        _ body: (Store) async throws -> Void
+    ) async throws {
+        let store = try Store.open(at: path, configuration: configuration)
+        defer { store.close() }
+        try await body(store)
+    }
+}

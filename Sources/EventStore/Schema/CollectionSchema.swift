@@ -25,7 +25,7 @@ public struct CollectionSchema: Sendable {
     /// The values typed models decode for fields an item lacks (a field added in a later version).
     public var defaults: [String: Value]
     /// The upcasters by the version they read (each brings an event from that version to the next).
-    public private(set) var upcasters: [UInt16: @Sendable (inout UpcastEvent) -> Void] = [:]
+    public private(set) var upcasters: [UInt16: Upcaster] = [:]
 
     /// Declares a collection's schema.
     ///
@@ -39,19 +39,49 @@ public struct CollectionSchema: Sendable {
         self.defaults = defaults
     }
 
-    /// Registers the upcaster from `version` to `version + 1`: a pure function of the event (no
-    /// clock, no randomness, no reads), since every replica and every rebuild must derive the
-    /// same items from the same log. A version without an upcaster passes events on unchanged.
+    /// Registers the upcaster from `version` to `version + 1` as declarative steps, which the
+    /// store records: every tool then reads old events as the application does. Prefer this form.
+    ///
+    /// - Parameters:
+    ///   - version: The version the upcaster reads, below ``version``.
+    ///   - steps: The changes, applied in order.
+    public mutating func upcast(from version: UInt16, _ steps: [UpcastStep]) {
+        upcasters[version] = Upcaster(steps: steps, custom: nil)
+    }
+
+    /// Registers the upcaster from `version` to `version + 1` as code: a pure function of the
+    /// event (no clock, no randomness, no reads), since every replica and every rebuild must
+    /// derive the same items from the same log. The store records only that it exists, so
+    /// tools refuse what would need it (a rebuild, a verify, a replay of such events).
     ///
     /// - Parameters:
     ///   - version: The version the upcaster reads, below ``version``.
     ///   - transform: Rewrites the event's fields, operation, item or collection.
     public mutating func upcast(from version: UInt16, _ transform: @escaping @Sendable (inout UpcastEvent) -> Void) {
-        upcasters[version] = transform
+        upcasters[version] = Upcaster(steps: [], custom: transform)
     }
 
     /// The versions that have an upcaster, ascending.
     public var upcastVersions: [UInt16] { upcasters.keys.sorted() }
+
+    /// A version's upcaster: declarative steps, or code.
+    public struct Upcaster: Sendable {
+        /// The steps (empty for code).
+        public let steps: [UpcastStep]
+        let custom: (@Sendable (inout UpcastEvent) -> Void)?
+
+        /// Whether it is code, which only the application can run.
+        public var isCustom: Bool { custom != nil }
+
+        /// Applies the upcaster to `event`.
+        func apply(to event: inout UpcastEvent) {
+            if let custom { custom(&event) }
+            for step in steps { step.apply(to: &event) }
+        }
+
+        /// How the store records it.
+        var recorded: SchemaRecord.Upcaster { custom == nil ? .steps(steps) : .custom }
+    }
 
     /// Checks declared schemas: valid collection names, each declared once, upcasters below
     /// their schema's version.

@@ -1,23 +1,48 @@
 /// A collection schema as a store records it (``ConfigurationRecord/schemas``): its version and
-/// which versions have upcasters. Tools that open the store read it to know what they can do
-/// without the application's upcasters.
+/// its upcasters (their steps, or that they are code). Tools that open the store run the
+/// recorded steps, so they read old events as the application does.
 public struct SchemaRecord: Sendable, Hashable {
+    /// A recorded upcaster.
+    public enum Upcaster: Sendable, Hashable {
+        /// Declarative steps (see ``UpcastStep``).
+        case steps([UpcastStep])
+        /// Code that only the application has.
+        case custom
+    }
+
     /// The collection.
     public var collection: String
     /// The version the store's projections were built with.
     public var version: UInt16
-    /// The versions that have an upcaster, ascending.
-    public var upcastVersions: [UInt16]
+    /// The upcasters by the version they read.
+    public var upcasters: [UInt16: Upcaster]
 
     /// Creates a record.
-    public init(collection: String, version: UInt16, upcastVersions: [UInt16] = []) {
+    public init(collection: String, version: UInt16, upcasters: [UInt16: Upcaster] = [:]) {
         self.collection = collection
         self.version = version
-        self.upcastVersions = upcastVersions.sorted()
+        self.upcasters = upcasters
     }
 
     /// The record of a declared schema.
     init(_ schema: CollectionSchema) {
-        self.init(collection: schema.collection, version: schema.version, upcastVersions: schema.upcastVersions)
+        self.init(
+            collection: schema.collection, version: schema.version, upcasters: schema.upcasters.mapValues(\.recorded))
+    }
+
+    /// The versions that have an upcaster, ascending.
+    public var upcastVersions: [UInt16] { upcasters.keys.sorted() }
+
+    /// Whether an upcaster is code, which tools cannot run.
+    public var hasCustomUpcasters: Bool { upcasters.values.contains(.custom) }
+
+    /// The schema the record describes, when every upcaster is declarative (what a tool runs).
+    var declarative: CollectionSchema? {
+        guard !hasCustomUpcasters else { return nil }
+        var schema = CollectionSchema(collection, version: version)
+        for (from, upcaster) in upcasters {
+            if case .steps(let steps) = upcaster { schema.upcast(from: from, steps) }
+        }
+        return schema
     }
 }

@@ -5,20 +5,27 @@
 /// received events, rebuilds, verification and replays read an event alike.
 struct SchemaRegistry: Sendable {
     private let schemas: [String: CollectionSchema]
-    /// The recorded schemas whose upcasters this open does not have (a tool opening an
-    /// application's store): interpreting an older event of those collections fails.
+    /// The recorded schemas with upcasters in code that this open does not have (a tool opening
+    /// an application's store): interpreting an older event of those collections fails.
     private let missing: [String: SchemaRecord]
 
     static let none = SchemaRegistry(schemas: [], recorded: [])
 
+    /// The registry of an open that declares `schemas` on a store that records `recorded`: a
+    /// recorded schema that is not declared (a tool's open) is read through its recorded steps,
+    /// or, when it has upcasters in code, marked missing.
     init(schemas: [CollectionSchema], recorded: [SchemaRecord]) {
         var byName: [String: CollectionSchema] = [:]
         for schema in schemas { byName[schema.collection] = schema }
-        self.schemas = byName
         var missing: [String: SchemaRecord] = [:]
-        for record in recorded where byName[record.collection] == nil && !record.upcastVersions.isEmpty {
-            missing[record.collection] = record
+        for record in recorded where byName[record.collection] == nil {
+            if let schema = record.declarative {
+                byName[record.collection] = schema
+            } else {
+                missing[record.collection] = record
+            }
         }
+        self.schemas = byName
         self.missing = missing
     }
 
@@ -55,19 +62,19 @@ struct SchemaRegistry: Sendable {
     func interpret(_ event: Event) throws -> Event? {
         guard !isEmpty else { return event }
         if let record = missing[event.collection], event.schema < record.version,
-            record.upcastVersions.contains(where: { $0 >= event.schema })
+            record.upcasters.contains(where: { $0.key >= event.schema && $0.value == .custom })
         {
             throw EventStoreError(
                 .configurationMismatch,
                 "event \(event.id) of \(event.collection) is at schema version \(event.schema), and the store reads "
-                    + "\(event.collection) at version \(record.version) through upcasters that only the application "
-                    + "registers (Store.Configuration.schemas): do this from the application")
+                    + "\(event.collection) at version \(record.version) through upcasters in code that only the "
+                    + "application registers (Store.Configuration.schemas): do this from the application")
         }
         guard event.schema <= version(of: event.collection) || !declares(event.collection) else { return nil }
         guard let schema = schemas[event.collection], event.schema < schema.version else { return event }
         var upcast = UpcastEvent(event, version: event.schema)
         while upcast.version < schema.version {
-            schema.upcasters[upcast.version]?(&upcast)
+            schema.upcasters[upcast.version]?.apply(to: &upcast)
             upcast.version += 1
         }
         do {

@@ -15,7 +15,12 @@
 /// (format 2 and 3) varint index count, then per index (sorted by collection, then fields):
 ///         string collection, varint field count, string per field
 /// (format 3 only) varint schema count, then per schema (sorted by collection):
-///         string collection, varint version, varint upcaster count, varint per upcaster version
+///         string collection, varint version, varint upcaster count, then per upcaster (by
+///         version): varint version, u8 kind (0 code, 1 steps), [varint step count, steps]
+///
+/// step: u8 tag, then 1 rename: string, string · 2 default: string, value · 3 remove: string ·
+///       4 map: string, varint pair count, (value, value) per pair sorted by the key's bytes,
+///       u8 has-otherwise, [value] · 5 split: string, string, varint count, strings · 6 move: string
 ///
 /// fields: varint count, then per field (sorted by name, then weight): string name, varint weight
 /// string: varint byte count, UTF-8 bytes
@@ -71,8 +76,18 @@ extension ConfigurationRecord {
             for schema in schemas {
                 writer.write(string: schema.collection)
                 writer.write(varint: UInt64(schema.version))
-                writer.write(varint: schema.upcastVersions.count)
-                for version in schema.upcastVersions { writer.write(varint: UInt64(version)) }
+                writer.write(varint: schema.upcasters.count)
+                for version in schema.upcastVersions {
+                    writer.write(varint: UInt64(version))
+                    switch schema.upcasters[version] {
+                    case .steps(let steps):
+                        writer.write(UInt8(1))
+                        writer.write(varint: steps.count)
+                        for step in steps { step.write(to: &writer) }
+                    case .custom, nil:
+                        writer.write(UInt8(0))
+                    }
+                }
             }
         }
         return writer.bytes
@@ -137,13 +152,26 @@ extension ConfigurationRecord {
                 for _ in 0..<(try reader.readCount(minimumBytesEach: 4)) {
                     let collection = try reader.readString()
                     let version = try reader.readVarint()
-                    let upcasts = try (0..<(try reader.readCount())).map { _ in try reader.readVarint() }
-                    guard version <= UInt64(UInt16.max), upcasts.allSatisfy({ $0 < version }) else {
+                    guard version <= UInt64(UInt16.max) else {
                         throw EventStoreError(.corrupt, "configuration record: schema of \(collection) at version \(version)")
                     }
-                    schemas.append(
-                        SchemaRecord(
-                            collection: collection, version: UInt16(version), upcastVersions: upcasts.map { UInt16($0) }))
+                    var upcasters: [UInt16: SchemaRecord.Upcaster] = [:]
+                    for _ in 0..<(try reader.readCount(minimumBytesEach: 2)) {
+                        let from = try reader.readVarint()
+                        guard from < version else {
+                            throw EventStoreError(
+                                .corrupt, "configuration record: upcaster of \(collection) from version \(from)")
+                        }
+                        switch try reader.readByte() {
+                        case 0: upcasters[UInt16(from)] = .custom
+                        case 1:
+                            let count = try reader.readCount(minimumBytesEach: 2)
+                            upcasters[UInt16(from)] = .steps(try (0..<count).map { _ in try UpcastStep(reading: &reader) })
+                        case let kind:
+                            throw EventStoreError(.corrupt, "configuration record: upcaster kind \(kind)")
+                        }
+                    }
+                    schemas.append(SchemaRecord(collection: collection, version: UInt16(version), upcasters: upcasters))
                 }
             }
             guard reader.isAtEnd else {

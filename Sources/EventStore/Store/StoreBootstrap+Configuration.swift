@@ -86,8 +86,10 @@ extension StoreBootstrap {
         if configuration.searchChange == .useStored {
             schemas = record.schemas
         } else {
-            schemas = configuration.schemas.map(SchemaRecord.init)
-            if try schemasChange(from: record.schemas, to: schemas, path: path) { rebuild = true }
+            let reconciled = try reconcileSchemas(
+                recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path)
+            schemas = reconciled.schemas
+            if reconciled.changes { rebuild = true }
         }
 
         let registered = Set(configuration.projections.map(\.name))
@@ -117,23 +119,30 @@ extension StoreBootstrap {
         return ConfigurationOutcome(search: search, indexes: indexes, schemas: schemas, needsRebuild: rebuild)
     }
 
-    /// Whether the declared schemas read the log differently from the recorded ones (a raised
-    /// version, other upcasters, a new schema with upcasters), so the projections are rebuilt.
+    /// The schemas to record after an open that declares `declared` on a store that records
+    /// `recorded` — every declared one, and the recorded ones it does not declare (a schema stays
+    /// once its versions are in the log) — and whether they read the log differently from the
+    /// recorded ones (a raised version, other upcasters, a new schema with upcasters), so that
+    /// the projections are rebuilt.
     ///
     /// - Throws: ``EventStoreError/Code/configurationMismatch`` for a version below the recorded
-    ///   one (an older application) or a recorded schema with upcasters that is not declared.
-    static func schemasChange(from recorded: [SchemaRecord], to declared: [SchemaRecord], path: String) throws -> Bool {
+    ///   one (an older application), or a recorded schema with upcasters in code that is not
+    ///   declared.
+    static func reconcileSchemas(recorded: [SchemaRecord], declared: [SchemaRecord], path: String) throws
+        -> (schemas: [SchemaRecord], changes: Bool)
+    {
         let byName = Dictionary(declared.map { ($0.collection, $0) }, uniquingKeysWith: { first, _ in first })
+        var schemas = declared
         var changes = false
         for old in recorded {
             guard let new = byName[old.collection] else {
-                guard old.upcastVersions.isEmpty else {
+                guard !old.hasCustomUpcasters else {
                     throw EventStoreError(
                         .configurationMismatch,
-                        "\(path) reads \(old.collection) at schema version \(old.version) through upcasters, but this open "
-                            + "declares no schema for it: add its CollectionSchema to Store.Configuration.schemas")
+                        "\(path) reads \(old.collection) at schema version \(old.version) through upcasters in code, but "
+                            + "this open declares no schema for it: add its CollectionSchema to Store.Configuration.schemas")
                 }
-                changes = changes || old.version > 0
+                schemas.append(old)
                 continue
             }
             guard new.version >= old.version else {
@@ -145,8 +154,8 @@ extension StoreBootstrap {
             if new != old { changes = true }
         }
         let known = Set(recorded.map(\.collection))
-        for new in declared where !known.contains(new.collection) && !new.upcastVersions.isEmpty { changes = true }
-        return changes
+        for new in declared where !known.contains(new.collection) && !new.upcasters.isEmpty { changes = true }
+        return (schemas, changes)
     }
 
     private static func mismatch(path: String, differences: [String]) -> EventStoreError {

@@ -31,14 +31,8 @@ struct SchemaEvolutionTests {
             "notes", version: version,
             defaults: version >= 3
                 ? ["done": false, "priority": 1, "name": ""] : ["done": false, "priority": "normal", "title": ""])
-        if version >= 2 { schema.upcast(from: 1) { $0.renameField("title", to: "name") } }
-        if version >= 3 {
-            schema.upcast(from: 2) { event in
-                if case .string(let text)? = event.fields["priority"] {
-                    event.fields["priority"] = .int(text == "high" ? 2 : 1)
-                }
-            }
-        }
+        if version >= 2 { schema.upcast(from: 1, [.renameField("title", to: "name")]) }
+        if version >= 3 { schema.upcast(from: 2, [.mapValues("priority", ["high": 2], otherwise: 1)]) }
         return schema
     }
 
@@ -153,7 +147,7 @@ struct SchemaEvolutionTests {
         #expect(patch.original == nil && patch.event.schema == 3)
     }
 
-    @Test func anOlderVersionThanRecordedIsRefusedAndChangesNothing() async throws {
+    @Test func anOlderVersionThanRecordedIsRefusedAndAnUndeclaredSchemaIsKept() async throws {
         let directory = TemporaryDirectory(prefix: "schema-older")
         defer { directory.remove() }
         let path = directory.appending("store")
@@ -161,65 +155,117 @@ struct SchemaEvolutionTests {
             (store: Store) async throws in
             try await store.put("notes", id: "n1", fields: ["name": "Groceries"])
         }
-        for (label, configuration) in [
-            ("version 2", SchemaEvolutionTests.configuration(2)),
-            ("no schema", SchemaEvolutionTests.configuration(nil)),
-        ] {
-            do {
-                _ = try Store.open(at: path, configuration: configuration)
-                Issue.record("\(label): the store opened")
-            } catch let error as EventStoreError {
-                #expect(error.code == .configurationMismatch, "\(label): \(error)")
-            }
+        do {
+            _ = try Store.open(at: path, configuration: SchemaEvolutionTests.configuration(2))
+            Issue.record("an application on version 2 opened a store of version 3")
+        } catch let error as EventStoreError {
+            #expect(error.code == .configurationMismatch && error.message.contains("knows version 3"), "\(error)")
+        }
+        // An open that declares no schema keeps the recorded one (its steps are recorded): the log
+        // holds events of its versions, so the schema stays.
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(nil)) { (store: Store) async throws in
+            #expect(store.configuration.schemaRegistry.version(of: "notes") == 3)
+            #expect(try await store.put("notes", id: "n2", fields: ["name": "Call"]).schema == 3)
         }
         try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
             (store: Store) async throws in
             #expect(
                 try store.read { try $0.configurationRecord() }?.schemas == [
-                    SchemaRecord(collection: "notes", version: 3, upcastVersions: [1, 2])
+                    SchemaRecord(
+                    collection: "notes", version: 3,
+                    upcasters: [
+                        1: .steps([.renameField("title", to: "name")]),
+                        2: .steps([.mapValues("priority", ["high": 2], otherwise: 1)]),
+                    ])
                 ])
             #expect(try store.collection(NoteV3.self, named: "notes").get("n1")?.name == "Groceries")
         }
     }
 
-    @Test func aToolWithoutTheUpcastersRefusesWhatNeedsThemAndLeavesTheStoreAlone() async throws {
+    @Test func aToolRunsTheRecordedStepsAndRefusesWhatNeedsUpcastersInCode() async throws {
         let directory = TemporaryDirectory(prefix: "schema-tool")
         defer { directory.remove() }
-        let path = directory.appending("store")
         let old = try Store.open(at: directory.appending("old"), configuration: SchemaEvolutionTests.configuration(1))
         try await old.put("notes", id: "n1", fields: ["title": "Groceries", "priority": "high"])
-        let oldEvents = try allEvents(of: old)
+        let oldEvents = try allEvents(of: old).map { var event = $0; event.seq = 0; return event }
         old.close()
-        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
-            (store: Store) async throws in
-            _ = try await store.ingest(
-                oldEvents.map {
-                    var event = $0; event.seq = 0; return event
-                })
-        }
-        // A tool keeps the store's recorded configuration, without the application's upcasters.
+        // A tool keeps the store's recorded configuration; it has no application code.
         var tool = Store.Configuration()
         tool.searchChange = .useStored
-        try await withStore(at: path, configuration: tool) { store in
+
+        // Declarative steps: the tool reads old events as the application does.
+        let declarative = directory.appending("declarative")
+        try await withStore(at: declarative, configuration: SchemaEvolutionTests.configuration(3)) {
+            _ = try await $0.ingest(oldEvents)
+        }
+        let expected = try await snapshot(declarative, SchemaEvolutionTests.configuration(3))
+        try await withStore(at: declarative, configuration: tool) { store in
+            #expect(store.configuration.schemaRegistry.collectionsMissingUpcasters.isEmpty)
+            try await store.rebuildProjections()
+            #expect(try StoreSnapshot(store).items == expected)
+            #expect(try store.verify().isConsistent)
+            #expect(try store.replaySteps(collection: "notes", item: "n1").first?.original?.fields["title"] == "Groceries")
+            // Appending stamps the recorded version.
+            #expect(try await store.patch("notes", id: "n1", fields: ["done": true]).schema == 3)
+        }
+
+        // Upcasters in code: the tool refuses what needs them, and the store stays as it was.
+        var coded = CollectionSchema("notes", version: 2)
+        coded.upcast(from: 1) { $0.renameField("title", to: "name") }
+        var application = Store.Configuration()
+        application.schemas = [coded]
+        let custom = directory.appending("custom")
+        try await withStore(at: custom, configuration: application) { store in
+            _ = try await store.ingest(oldEvents)
+        }
+        let before = try await snapshot(custom, application)
+        try await withStore(at: custom, configuration: tool) { store in
             #expect(store.configuration.schemaRegistry.collectionsMissingUpcasters == ["notes"])
             do {
                 try await store.rebuildProjections()
                 Issue.record("a rebuild without the upcasters ran")
             } catch let error as EventStoreError {
-                #expect(
-                    error.code == .configurationMismatch && error.message.contains("only the application"), "\(error)")
+                #expect(error.code == .configurationMismatch && error.message.contains("only the"), "\(error)")
             }
-            // Appending at the current version needs no upcaster.
-            let event = try await store.patch("notes", id: "n1", fields: ["done": true])
-            #expect(event.schema == 3)
+            #expect(throws: EventStoreError.self) { try store.verify() }
+            #expect(try await store.patch("notes", id: "n1", fields: ["done": true]).schema == 2)
         }
-        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(3)) {
-            (store: Store) async throws in
-            #expect(
-                try store.collection(NoteV3.self, named: "notes").get("n1")
-                    == NoteV3(id: "n1", name: "Groceries", done: true, priority: 2))
+        try await withStore(at: custom, configuration: application) { (store: Store) async throws in
+            #expect(try store.item("notes", "n1")?.fields == ["name": "Groceries", "priority": "high", "done": true])
             #expect(try store.verify().isConsistent)
         }
+        #expect(before.count == 1)
+    }
+
+    @Test func upcastStepsRewriteEventsAsDeclared() {
+        func upcast(_ operation: EventOperation, _ fields: [String: Value], _ steps: [UpcastStep]) -> UpcastEvent {
+            var event = UpcastEvent(
+                Event(
+                    seq: 1, id: EventID(origin: ReplicaID(high: 1, low: 1), sequence: 1), hlc: HLCTimestamp(rawValue: 1),
+                    base: .zero, collection: "people", item: "p1", operation: operation, fields: fields),
+                version: 0)
+            for step in steps { step.apply(to: &event) }
+            return event
+        }
+        let split = upcast(.put, ["name": "Ada Lovelace King", "age": "36"], [.splitField("name", separator: " ", into: ["first", "last"])])
+        #expect(split.fields == ["first": "Ada", "last": "Lovelace King", "age": "36"])
+        let short = upcast(.patch, ["name": "Ada"], [.splitField("name", separator: " ", into: ["first", "last"])])
+        #expect(short.fields == ["first": "Ada", "last": ""])
+        #expect(upcast(.put, [:], [.setDefault("done", false)]).fields == ["done": false])
+        #expect(upcast(.patch, ["title": "x"], [.setDefault("done", false)]).fields == ["title": "x"])
+        let mapped = upcast(.put, ["p": "high", "q": "odd"], [.mapValues("p", ["high": 2]), .mapValues("q", ["high": 2], otherwise: 1)])
+        #expect(mapped.fields == ["p": 2, "q": 1])
+        #expect(upcast(.put, ["p": "low"], [.mapValues("p", ["high": 2])]).fields == ["p": "low"])
+        #expect(upcast(.put, ["a": 1, "b": 2], [.removeField("a"), .renameField("b", to: "c")]).fields == ["c": 2])
+        let moved = upcast(.delete, [:], [.moveToCollection("archive"), .renameField("x", to: "y")])
+        #expect(moved.collection == "archive" && moved.fields.isEmpty)
+    }
+
+    /// The items of the store at `path`, opened with `configuration`.
+    private func snapshot(_ path: String, _ configuration: Store.Configuration) async throws -> [String] {
+        var items: [String] = []
+        try await withStore(at: path, configuration: configuration) { items = try StoreSnapshot($0).items }
+        return items
     }
 
     @Test func anUpcasterThatMakesAnInvalidEventFailsTheWriteWithItsReason() async throws {

@@ -136,7 +136,18 @@ struct ConfigurationRecordTests {
         let without = record.encoded()
         #expect(without[0] < ConfigurationRecord.schemaFormatVersion)
         record.schemas = [
-            SchemaRecord(collection: "tasks", version: 2), SchemaRecord(collection: "notes", version: 3, upcastVersions: [2, 0]),
+            SchemaRecord(collection: "tasks", version: 2),
+            SchemaRecord(
+                collection: "notes", version: 3,
+                upcasters: [
+                    2: .custom,
+                    0: .steps([
+                        .renameField("title", to: "name"), .setDefault("done", false), .removeField("draft"),
+                        .mapValues("priority", ["high": 2, "low": 0, 1: "one"], otherwise: 1),
+                        .mapValues("size", [:]), .splitField("who", separator: ", ", into: ["first", "last"]),
+                        .moveToCollection("archive"),
+                    ]),
+                ]),
         ]
         record = ConfigurationRecord(
             search: record.search, tokenizerVersion: record.tokenizerVersion, projections: record.projections,
@@ -146,10 +157,20 @@ struct ConfigurationRecordTests {
         let decoded = try ConfigurationRecord(decoding: bytes)
         #expect(decoded == record)
         #expect(decoded.schemas.map(\.collection) == ["notes", "tasks"] && decoded.schemas[0].upcastVersions == [0, 2])
+        #expect(decoded.schemas[0].hasCustomUpcasters && decoded.schemas[0].declarative == nil)
+        // The same mapping built in another order encodes to the same bytes.
+        var reordered = record
+        reordered.schemas[0].upcasters[0] = .steps([
+            .renameField("title", to: "name"), .setDefault("done", false), .removeField("draft"),
+            .mapValues("priority", [1: "one", "low": 0, "high": 2], otherwise: 1),
+            .mapValues("size", [:]), .splitField("who", separator: ", ", into: ["first", "last"]),
+            .moveToCollection("archive"),
+        ])
+        #expect(reordered.encoded() == bytes)
         // An upcaster at or above its schema's version cannot be.
         var bad = ConfigurationRecord(
             search: record.search, tokenizerVersion: record.tokenizerVersion, projections: record.projections,
-            indexes: record.indexes, schemas: [SchemaRecord(collection: "notes", version: 1, upcastVersions: [1])])
+            indexes: record.indexes, schemas: [SchemaRecord(collection: "notes", version: 1, upcasters: [1: .custom])])
         #expect(Self.code { _ = try ConfigurationRecord(decoding: bad.encoded()) } == .corrupt)
         bad.schemas = []
         #expect(try ConfigurationRecord(decoding: bad.encoded()) == bad)

@@ -1,0 +1,62 @@
+/// One declarative change an upcaster makes to an event: what most model changes need, in a
+/// form the store records, so that every tool (`evstore rebuild`, `verify`, `replay`,
+/// `explain`) reads old events exactly as the application does.
+///
+/// ```swift
+/// var notes = CollectionSchema("notes", version: 3)
+/// notes.upcast(from: 1, [.renameField("title", to: "name")])
+/// notes.upcast(from: 2, [.mapValues("priority", [.string("high"): .int(2)], otherwise: .int(1))])
+/// ```
+///
+/// Steps run in order; each applies to puts and patches (a delete carries no fields) and leaves
+/// an event that does not write the field alone, except ``setDefault(_:_:)``.
+public enum UpcastStep: Sendable, Hashable {
+    /// The field is written under a new name.
+    case renameField(String, to: String)
+    /// A put that does not write the field writes `value` (patches are left alone: they change
+    /// only what they name).
+    case setDefault(String, Value)
+    /// The field is no longer written.
+    case removeField(String)
+    /// The field's value is replaced by the one `mapping` gives it, or by `otherwise` (when
+    /// given) for a value `mapping` does not name.
+    case mapValues(String, [Value: Value], otherwise: Value? = nil)
+    /// A string field is split at `separator` into the fields `parts` (in order; a missing part
+    /// is an empty string, the last part keeps the rest), and no longer written.
+    case splitField(String, separator: String, into: [String])
+    /// The event's item moves to another collection (from this version on, the item lives there).
+    case moveToCollection(String)
+
+    /// Applies the step to `event`.
+    func apply(to event: inout UpcastEvent) {
+        guard event.operation != .delete || isMove else { return }
+        switch self {
+        case .renameField(let old, let new):
+            event.renameField(old, to: new)
+        case .setDefault(let field, let value):
+            if event.operation == .put, event.fields[field] == nil { event.fields[field] = value }
+        case .removeField(let field):
+            event.fields[field] = nil
+        case .mapValues(let field, let mapping, let otherwise):
+            guard let value = event.fields[field] else { return }
+            if let mapped = mapping[value] ?? otherwise { event.fields[field] = mapped }
+        case .splitField(let field, let separator, let parts):
+            guard case .string(let text)? = event.fields[field], !parts.isEmpty else { return }
+            event.fields[field] = nil
+            let pieces =
+                separator.isEmpty
+                ? [Substring(text)]
+                : text.split(separator: separator, maxSplits: parts.count - 1, omittingEmptySubsequences: false)
+            for (index, part) in parts.enumerated() {
+                event.fields[part] = .string(index < pieces.count ? String(pieces[index]) : "")
+            }
+        case .moveToCollection(let collection):
+            event.collection = collection
+        }
+    }
+
+    private var isMove: Bool {
+        if case .moveToCollection = self { return true }
+        return false
+    }
+}

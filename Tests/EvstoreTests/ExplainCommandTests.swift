@@ -9,8 +9,8 @@ import Testing
 @Suite("evstore explain")
 struct ExplainCommandTests {
     static let writeKeys = [
-        "beaten_by", "cleared", "collection", "event", "field", "hlc", "item", "op", "origin", "outcome", "reason", "seq",
-        "value", "won",
+        "beaten_by", "cleared", "collection", "event", "field", "hlc", "item", "op", "origin", "original", "outcome", "reason",
+        "schema", "seq", "value", "won",
     ]
 
     @Test("--field F --format jsonl: every write, exactly one with won:true, the later concurrent one")

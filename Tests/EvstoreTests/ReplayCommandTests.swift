@@ -81,7 +81,7 @@ struct ReplayCommandTests {
         try #require(lines.count == seqs.count, "\(result)")
         #expect(seqs.count >= 5, "the item is written several times")
         for (line, seq) in zip(lines, seqs) {
-            #expect(JSONLines.keys(line) == ["changes", "collection", "event", "hlc", "item", "item_after", "op", "seq"])
+            #expect(JSONLines.keys(line) == ["changes", "collection", "event", "hlc", "item", "item_after", "op", "original", "schema", "seq"])
             #expect(JSONLines.int(line, "seq") == seq)
             let change = history.changes[seq - 1]
             #expect(JSONLines.string(line, "op") == change.operation.description)

@@ -37,7 +37,7 @@ public struct FieldChange: Sendable, Hashable {
 public struct FieldHistoryEntry: Sendable, Hashable {
     /// The field name.
     public var field: String
-    /// The event that wrote (or cleared) the field.
+    /// The event that wrote (or cleared) the field, as the collection's schema reads it.
     public var event: Event
     /// The value written; `nil` when the event cleared the field.
     public var value: Value?
@@ -45,4 +45,6 @@ public struct FieldHistoryEntry: Sendable, Hashable {
     public var won: Bool
     /// Why the write holds the field, or what beat it, in plain words.
     public var reason: String
+    /// The event as the log holds it, when the schema reads it otherwise (`nil`: as logged).
+    public var original: Event? = nil
 }

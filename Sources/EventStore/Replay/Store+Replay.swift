@@ -66,7 +66,12 @@ extension Store {
     /// ```
     public func history(collection: String, item: String, field: String? = nil) throws -> [FieldHistoryEntry] {
         let schemas = configuration.schemaRegistry
-        let events = try read { try $0.events(collection: collection, item: item) }.compactMap { try schemas.interpret($0) }
+        var originals: [UInt64: Event] = [:]
+        let events = try read { try $0.events(collection: collection, item: item) }.compactMap { logged -> Event? in
+            let event = try schemas.interpret(logged)
+            if let event, event != logged { originals[logged.seq] = logged }
+            return event
+        }
         var final = ItemState()
         var known = Set<String>()
         for event in events {
@@ -93,7 +98,8 @@ extension Store {
                 } else {
                     won = value == nil && final.floor?.eventID == event.id
                 }
-                writes.append(FieldHistoryEntry(field: name, event: event, value: value, won: won, reason: ""))
+                writes.append(
+                    FieldHistoryEntry(field: name, event: event, value: value, won: won, reason: "", original: originals[event.seq]))
             }
             writes.sort { $0.event.stamp < $1.event.stamp }
             for index in writes.indices {

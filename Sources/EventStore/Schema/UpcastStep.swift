@@ -60,3 +60,20 @@ public enum UpcastStep: Sendable, Hashable {
         return false
     }
 }
+
+extension UpcastStep: CustomStringConvertible {
+    /// The step in a few words: `rename title → name`, `map priority (2 values, otherwise 1)`.
+    public var description: String {
+        func text(_ value: Value) -> String { String(decoding: value.jsonBytes(), as: UTF8.self) }
+        switch self {
+        case .renameField(let old, let new): return "rename \(old) → \(new)"
+        case .setDefault(let field, let value): return "default \(field) = \(text(value))"
+        case .removeField(let field): return "remove \(field)"
+        case .mapValues(let field, let mapping, let otherwise):
+            return "map \(field) (\(mapping.count) values" + (otherwise.map { ", otherwise \(text($0))" } ?? "") + ")"
+        case .splitField(let field, let separator, let parts):
+            return "split \(field) at \(separator.debugDescription) into \(parts.joined(separator: ", "))"
+        case .moveToCollection(let collection): return "move to \(collection)"
+        }
+    }
+}

@@ -200,9 +200,10 @@ extension SyncCursor {
 
 extension ConfigurationRecord {
     /// The record as a JSON value: `{"tokenizer", "tagField", "defaultFields", "collections",
-    /// "projections"}` and, when the store declares indexes, `"indexes"`; each field list an
-    /// array of `{"name", "weight"}`, each projection `{"name", "version", "databases",
-    /// "stale"}`, each index `{"name", "collection", "fields"}`.
+    /// "projections"}` and, when the store declares indexes, `"indexes"`, and schemas, `"schemas"`;
+    /// each field list an array of `{"name", "weight"}`, each projection `{"name", "version",
+    /// "databases", "stale"}`, each index `{"name", "collection", "fields"}`, each schema
+    /// `{"collection", "version", "upcasters": [{"from", "steps": [text…]} or {"from", "code": true}]}`.
     var json: Value {
         func fields(_ fields: [SearchConfiguration.Field]) -> Value {
             .array(fields.map { ["name": .string($0.name), "weight": .int(Int64($0.weight))] })
@@ -225,6 +226,23 @@ extension ConfigurationRecord {
                     ["name": .string($0.name), "collection": .string($0.collection), "fields": .array($0.fields.map(Value.string))]
                 })
         }
+        if !schemas.isEmpty {
+            json["schemas"] = .array(
+                schemas.map { schema in
+                    [
+                        "collection": .string(schema.collection), "version": .int(Int64(schema.version)),
+                        "upcasters": .array(
+                            schema.upcastVersions.map { from in
+                                var upcaster: [String: Value] = ["from": .int(Int64(from))]
+                                switch schema.upcasters[from] {
+                                case .steps(let steps)?: upcaster["steps"] = .array(steps.map { .string($0.description) })
+                                case .custom?, nil: upcaster["code"] = true
+                                }
+                                return .object(upcaster)
+                            }),
+                    ]
+                })
+        }
         return .object(json)
     }
 
@@ -245,6 +263,16 @@ extension ConfigurationRecord {
                         separator: ", "))
         }
         if !indexes.isEmpty { parts.append("indexes " + indexes.map(\.name).joined(separator: ", ")) }
+        for schema in schemas {
+            let upcasters = schema.upcastVersions.map { from -> String in
+                switch schema.upcasters[from] {
+                case .steps(let steps)?: "\(from)→\(from + 1): " + steps.map(\.description).joined(separator: ", ")
+                case .custom?, nil: "\(from)→\(from + 1): code"
+                }
+            }
+            parts.append(
+                "schema \(schema.collection) v\(schema.version)" + (upcasters.isEmpty ? "" : " (" + upcasters.joined(separator: "; ") + ")"))
+        }
         return parts.joined(separator: "; ")
     }
 }

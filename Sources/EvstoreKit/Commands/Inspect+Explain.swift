@@ -44,6 +44,8 @@ extension Inspect {
             public var outcome: Outcome
             /// The outcome in plain words.
             public var reason: String
+            /// The event as the log holds it, when the collection's schema upcast it.
+            public var original: Event? = nil
         }
 
         /// One field's history.
@@ -137,7 +139,9 @@ extension Inspect {
                     outcome = .cleared(by: event.id)
                     reason = entry.reason
                 }
-                explained.append(Explanation.Write(event: event, value: entry.value, outcome: outcome, reason: reason))
+                explained.append(
+                    Explanation.Write(
+                        event: event, value: entry.value, outcome: outcome, reason: reason, original: entry.original))
             }
             fields.append(Explanation.Field(name: name, current: current?.fields[name], writes: explained))
         }
@@ -149,7 +153,8 @@ extension Inspect {
     ///
     /// JSON lines, one per write, oldest stamp first within each field: `{"collection", "item",
     /// "field", "seq", "event", "origin", "hlc", "op", "value", "cleared", "won", "outcome":
-    /// "won"|"overwritten"|"conflict"|"cleared", "beaten_by", "reason"}`.
+    /// "won"|"overwritten"|"conflict"|"cleared", "beaten_by", "reason", "schema", "original"}`
+    /// (`original`: the event as logged when its collection's schema upcast it, else null).
     public static func explain(
         store: Store, collection: String?, item: String, field: String?, format: OutputFormat,
         names: ReplicaNames = ReplicaNames(), output: Output
@@ -169,6 +174,7 @@ extension Inspect {
                         "value": write.value ?? .null, "cleared": .bool(write.value == nil),
                         "won": .bool(write.outcome == .won), "outcome": .string(write.outcome.name),
                         "beaten_by": write.outcome.beatenBy.map(Rendering.json) ?? .null, "reason": .string(write.reason),
+                        "schema": .int(Int64(write.event.schema)), "original": write.original.map(Rendering.logged) ?? .null,
                     ]))
                 }
             }
@@ -193,6 +199,7 @@ extension Inspect {
                 for (write, line) in zip(field.writes, lines.dropFirst(2)) {
                     output.line("  " + line)
                     output.line(indent + "└ " + write.reason)
+                    if let original = write.original { output.line(indent + "  " + Rendering.upcastNote(original)) }
                 }
             }
         }

@@ -139,10 +139,12 @@ extension Inspect {
                     "op": .string("\(event.operation)"), "collection": .string(event.collection),
                     "item": .string(event.item), "changes": .array(step.changes.map(changeJSON)),
                     "item_after": step.itemAfter.map { .object($0.fields) } ?? .null,
+                    "schema": .int(Int64(event.schema)), "original": step.original.map(Rendering.logged) ?? .null,
                 ]))
             case .table:
                 let op = Table.pad("\(event.operation)", 6)
                 output.line("seq \(event.seq)  \(op) \(event.collection)/\(event.item)  by \(names.event(event.id))  at \(Rendering.stamp(event.hlc))")
+                if let original = step.original { output.line("    " + Rendering.upcastNote(original)) }
                 let width = step.changes.map { Table.displayWidth($0.field) }.max() ?? 0
                 for change in step.changes {
                     output.line("    \(Table.pad(change.field, width))  " + describe(change, names: names, seqs: seqs))

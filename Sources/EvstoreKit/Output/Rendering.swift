@@ -24,6 +24,22 @@ public enum Rendering {
         "\(String(id.origin.description.prefix(8)))/\(id.sequence)"
     }
 
+    /// An event as the log holds it, for a reader that sees it upcast: `{"op", "collection",
+    /// "item", "schema", "fields"}`.
+    public static func logged(_ event: Event) -> Value {
+        [
+            "op": .string("\(event.operation)"), "collection": .string(event.collection), "item": .string(event.item),
+            "schema": .int(Int64(event.schema)), "fields": .object(event.fields),
+        ]
+    }
+
+    /// One line saying that an event was read upcast, and how the log holds it.
+    public static func upcastNote(_ original: Event) -> String {
+        let fields = String(decoding: Value.object(original.fields).jsonBytes(), as: UTF8.self)
+        return "(upcast from schema version \(original.schema); logged as \(original.operation) "
+            + "\(original.collection)/\(original.item) \(Table.cut(fields, 80)))"
+    }
+
     /// An event id as JSON: `{"origin": "<32 hex digits>", "seq": 2}`.
     public static func json(_ id: EventID) -> Value {
         ["origin": .string(id.origin.description), "seq": .int(Int64(id.sequence))]

@@ -179,8 +179,17 @@ struct ConfigurationRecordTests {
     @Test(arguments: [1, 2, 3])
     func randomBytesNeverTrap(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
-        let valid = Self.sample().encoded()
-        for _ in 0..<2_000 {
+        var withSchemas = Self.sample()
+        withSchemas.schemas = [
+            SchemaRecord(
+                collection: "notes", version: 4,
+                upcasters: [
+                    0: .steps([.mapValues("p", ["high": 2], otherwise: 1), .splitField("n", separator: " ", into: ["a", "b"])]),
+                    3: .custom,
+                ])
+        ]
+        for round in 0..<4_000 {
+            let valid = round % 2 == 0 ? Self.sample().encoded() : withSchemas.encoded()
             var bytes: [UInt8]
             if Bool.random(using: &random) {
                 bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
@@ -196,5 +205,6 @@ struct ConfigurationRecordTests {
                 #expect(record.encoded() == bytes, "whatever decodes is canonical")
             }
         }
+        #expect((try? ConfigurationRecord(decoding: withSchemas.encoded())) == withSchemas)
     }
 }

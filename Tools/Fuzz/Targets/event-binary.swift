@@ -1,5 +1,6 @@
-// libFuzzer target: the binary event decoder (the value format of the `events` database) and
-// the item-state decoder (the `items` database). Built by Tools/Fuzz/run.sh.
+// libFuzzer target: the binary event decoder (the value format of the `events` database), the
+// item-state decoder (the `items` database) and the configuration record decoder (with its
+// collection schemas and upcast steps; the `meta` database). Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
 #if canImport(Glibc)
@@ -19,6 +20,9 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(
             (try? record.encoded().withUnsafeBytes { try ItemRecord(decoding: $0) })?.encoded() == record.encoded(),
             "item record round trip changed the record")
+    }
+    if let record = try? ConfigurationRecord(decoding: bytes) {
+        precondition(record.encoded() == bytes, "a configuration record decoded from bytes that are not its encoding")
     }
     return 0
 }

@@ -1,9 +1,10 @@
+import EventStore
 import EventSync
 import Logging
 import PostgresNIO
 
 /// The backend's tables, created on first use by whichever server process comes first (under a
-/// transaction-scoped advisory lock, so that processes starting together do not race):
+/// transaction-scoped advisory lock per schema, so that processes starting together do not race):
 ///
 /// - `evstore_stores`: one row per store — its epoch, its head seq and the log digest at the
 ///   head. Every push locks its store's row (`SELECT … FOR UPDATE`) until it commits.
@@ -18,8 +19,13 @@ import PostgresNIO
 enum PostgresSchema {
     /// The layout version this code writes.
     static let version: Int32 = 2
-    /// The advisory lock key held while the tables are created.
-    static let migrationLock: Int64 = 0x6576_7374_6f72_6531
+    /// The advisory lock key held while the tables of `schema` are created: one per schema, so
+    /// that deployments in different schemas of one database never wait for each other.
+    static func migrationLock(schema: String?) -> Int64 {
+        var hash = FNV1a()
+        for byte in "evstore.tables.\(schema ?? "")".utf8 { hash.combine(byte: byte) }
+        return Int64(bitPattern: hash.state)
+    }
     /// The channel a push notifies with its store's name: one per schema, so that deployments
     /// sharing a database do not wake each other's pulls.
     static func channel(schema: String?) -> String {
@@ -77,7 +83,7 @@ enum PostgresSchema {
         _ client: PostgresClient, schema: String?, partition: PostgresPartition, logger: Logger
     ) async throws {
         try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock(schema: schema)))", logger: logger)
             if let schema {
                 // The name is checked (PostgresBackend.isSchemaName): it needs no quoting.
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)

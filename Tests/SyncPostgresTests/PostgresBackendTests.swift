@@ -54,9 +54,10 @@ struct PostgresBackendTests {
                 #expect(error.code == .unavailable, "\(error)")
             }
             // The answer comes at the request timeout, not when the connection attempts give up
-            // (they went on for over a minute); the bound leaves room for a loaded machine.
+            // (they went on for 60–90 s); the bound leaves room for a loaded machine, where the
+            // timer itself waits for a thread (24 s was seen in the parallel suite).
             let waited = ContinuousClock.now - started
-            #expect(waited < .seconds(20), "the request waited \(waited)")
+            #expect(waited < .seconds(45), "the request waited \(waited)")
         }
     }
 }

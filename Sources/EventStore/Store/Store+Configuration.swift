@@ -69,6 +69,16 @@ extension Store {
         /// ``EventStoreError/Code/configurationMismatch``. Tools (``SearchChange/useStored``) keep
         /// the recorded schemas and refuse what needs upcasters they cannot run.
         public var schemas: [CollectionSchema] = []
+        /// Whether a writable open that finds the projections out of date (a raised schema
+        /// version, a declared re-index, a tokenizer or format upgrade) returns at once and
+        /// rebuilds them in the background, instead of rebuilding before it returns (the default).
+        ///
+        /// Meanwhile readers see the projections as they were, in full (the rebuild switches
+        /// generations in one commit), and writes wait for the rebuild. Wait for it with
+        /// ``Store/rebuildFinished()``; follow it with ``rebuildProgress``.
+        public var rebuildsInBackground = false
+        /// Called as a rebuild that an open starts (in the open or in the background) goes on.
+        public var rebuildProgress: (@Sendable (Store.Progress) -> Void)?
         /// How this open interprets events: ``schemas`` with the store's record (set by the open).
         var schemaRegistry = SchemaRegistry.none
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.

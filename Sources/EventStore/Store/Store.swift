@@ -24,6 +24,8 @@ public final class Store: @unchecked Sendable {
     /// the one the store records for read-only opens and ``SearchChange/useStored`` (see
     /// ``ConfigurationRecord``).
     public let configuration: Configuration
+    /// The rebuild this open started in the background (finished when none).
+    private let openRebuild: BackgroundRebuild
     /// The replica id this store writes new events under: created with the store, and
     /// replaced only when the store finds that it reused ids it had already published (a
     /// restored backup, a copy on a second device — see ``restamp(from:)``).
@@ -83,6 +85,9 @@ public final class Store: @unchecked Sendable {
         effective.indexes = bootstrap.indexes
         effective.schemaRegistry = SchemaRegistry(schemas: configuration.schemas, recorded: bootstrap.schemas)
         self.configuration = effective
+        self.openRebuild =
+            bootstrap.needsRebuild && !configuration.readOnly && configuration.rebuildsInBackground
+            ? BackgroundRebuild() : .finished()
         self.schema = bootstrap.schema
         self.identity = Mutex(bootstrap.replicaID)
         let stored = try environment.read { tx in try Meta.uint64(tx, bootstrap.schema.meta, Meta.hlc) ?? 0 }
@@ -95,13 +100,48 @@ public final class Store: @unchecked Sendable {
         logger.debug(
             "store opened",
             metadata: ["path": "\(path)", "replica": "\(replicaID)", "created": "\(bootstrap.created)"])
-        if bootstrap.needsRebuild && !configuration.readOnly {
-            logger.info(
-                "projections out of date (configuration or custom projections changed, stamps restamped, or the store format upgraded); rebuilding",
-                metadata: ["path": "\(path)"])
-            try rebuildProjections()
+        guard bootstrap.needsRebuild && !configuration.readOnly, let writer else { return }
+        let when = configuration.rebuildsInBackground ? " in the background" : ""
+        logger.info(
+            "projections out of date (schemas, configuration or custom projections changed, stamps restamped, or the store format upgraded); rebuilding\(when)",
+            metadata: ["path": "\(path)"])
+        guard configuration.rebuildsInBackground else {
+            try rebuildProjections(progress: configuration.rebuildProgress)
+            return
         }
+        let rebuild = openRebuild
+        let progress = configuration.rebuildProgress
+        let logger = logger
+        let path = path
+        writer.submit(
+            Writer.Request(
+                eventCount: 0, body: { _ in },
+                complete: { outcome in
+                    if case .failure(let error) = outcome {
+                        logger.error("background rebuild failed", metadata: ["path": "\(path)", "error": "\(error)"])
+                    }
+                    rebuild.finish(outcome)
+                },
+                exclusive: { store in try store.performRebuild(progress: progress) }))
     }
+
+    /// Returns when the rebuild that this open started has finished (at once when it started
+    /// none, or rebuilt before it returned; see ``Configuration/rebuildsInBackground``).
+    ///
+    /// ```swift
+    /// configuration.rebuildsInBackground = true
+    /// let store = try Store.open(at: path, configuration: configuration)   // returns at once
+    /// try await store.rebuildFinished()                                    // items in the new shape
+    /// ```
+    ///
+    /// - Throws: The rebuild's error; the store then stays marked for a rebuild, which its next
+    ///   writable open tries again.
+    public func rebuildFinished() async throws {
+        try await openRebuild.wait()
+    }
+
+    /// Whether a rebuild that this open started in the background is still running.
+    public var isRebuilding: Bool { openRebuild.isRunning }
 
     deinit {
         writer?.stop()

@@ -1,5 +1,6 @@
 import EventStoreTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EventStore
@@ -269,6 +270,53 @@ struct SchemaEvolutionTests {
         var items: [String] = []
         try await withStore(at: path, configuration: configuration) { items = try StoreSnapshot($0).items }
         return items
+    }
+
+    @Test func aRaisedVersionRebuildsInTheBackgroundWhileReadersSeeOneShape() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-background")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(1)) { store in
+            try await store.append((0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)")]) })
+        }
+        let seen = Mutex<[Store.Progress]>([])
+        var configuration = SchemaEvolutionTests.configuration(3)
+        configuration.rebuildsInBackground = true
+        configuration.rebuildProgress = { progress in seen.withLock { $0.append(progress) } }
+        try await withStore(at: path, configuration: configuration) { (store: Store) async throws in
+            // A reader sees the items in one shape, old or new, never a mix.
+            let shapes = try store.read { reader in
+                Set(try reader.items(in: "notes", limit: 5_000).items.map { $0.fields["name"] != nil })
+            }
+            #expect(shapes.count == 1, "a snapshot mixed old and new items")
+            // A write waits for the rebuild, then lands on the new projections.
+            try await store.put("notes", id: "late", fields: ["name": "written during the rebuild"])
+            #expect(!store.isRebuilding)
+            try await store.rebuildFinished()
+            let items = try store.read { try $0.items(in: "notes", limit: 5_000).items }
+            #expect(items.count == 3_001 && items.allSatisfy { $0.fields["name"] != nil && $0.fields["title"] == nil })
+            #expect(try store.verify().isConsistent)
+        }
+        let progress = seen.withLock { $0 }
+        #expect(progress.last.map { $0.processed == $0.total && $0.total == 3_000 } == true, "\(progress)")
+    }
+
+    @Test func aBackgroundRebuildThatFailsSaysWhyAndLeavesTheOldProjections() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-background-fails")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(1)) { store in
+            try await store.put("notes", id: "n1", fields: ["title": "Groceries"])
+        }
+        var broken = CollectionSchema("notes", version: 2)
+        broken.upcast(from: 1) { $0.item = "" }
+        var configuration = Store.Configuration()
+        configuration.schemas = [broken]
+        configuration.rebuildsInBackground = true
+        try await withStore(at: path, configuration: configuration) { (store: Store) async throws in
+            await #expect(throws: EventStoreError.self) { try await store.rebuildFinished() }
+            #expect(try store.item("notes", "n1")?.fields == ["title": "Groceries"])
+        }
     }
 
     @Test func anUpcasterThatMakesAnInvalidEventFailsTheWriteWithItsReason() async throws {

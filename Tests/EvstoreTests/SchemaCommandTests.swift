@@ -15,13 +15,16 @@ struct SchemaCommandTests {
         old.schemas = [CollectionSchema("notes", version: 1)]
         let writer = try Store.open(at: path + "-old", configuration: old)
         try await writer.put("notes", id: "n1", fields: ["title": "Groceries", "priority": "high"])
-        let events = try allEvents(of: writer).map { var event = $0; event.seq = 0; return event }
+        let events = try allEvents(of: writer).map {
+            var event = $0; event.seq = 0; return event
+        }
         writer.close()
         var schema = CollectionSchema("notes", version: 2)
         if inCode {
             schema.upcast(from: 1) { $0.renameField("title", to: "name") }
         } else {
-            schema.upcast(from: 1, [.renameField("title", to: "name"), .mapValues("priority", ["high": 2], otherwise: 1)])
+            schema.upcast(
+                from: 1, [.renameField("title", to: "name"), .mapValues("priority", ["high": 2], otherwise: 1)])
         }
         var configuration = Store.Configuration()
         configuration.schemas = [schema]
@@ -39,11 +42,17 @@ struct SchemaCommandTests {
         try await SchemaCommandTests.store(at: path, inCode: false)
 
         let meta = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
-        #expect(meta.status == 0 && meta.stdout.contains("\"schemas\"") && meta.stdout.contains("rename title → name"), "\(meta)")
+        #expect(
+            meta.status == 0 && meta.stdout.contains("\"schemas\"") && meta.stdout.contains("rename title → name"),
+            "\(meta)")
         let text = try await EvstoreProcess.run(["dump", path, "--meta"])
-        #expect(text.stdout.contains("schema notes v2 (1→2: rename title → name, map priority (1 values, otherwise 1))"), "\(text)")
+        #expect(
+            text.stdout.contains("schema notes v2 (1→2: rename title → name, map priority (1 values, otherwise 1))"),
+            "\(text)")
 
-        let explain = try await EvstoreProcess.run(["explain", path, "--item", "notes/n1", "--field", "name", "--format", "jsonl"])
+        let explain = try await EvstoreProcess.run([
+            "explain", path, "--item", "notes/n1", "--field", "name", "--format", "jsonl",
+        ])
         #expect(explain.status == 0, "\(explain)")
         let write = try #require(JSONLines.objects(explain).first)
         #expect(JSONLines.string(write, "value") == "Groceries" && JSONLines.int(write, "schema") == 1)

@@ -167,7 +167,8 @@ struct SchemaEvolutionTests {
         }
         // An open that declares no schema keeps the recorded one (its steps are recorded): the log
         // holds events of its versions, so the schema stays.
-        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(nil)) { (store: Store) async throws in
+        try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(nil)) {
+            (store: Store) async throws in
             #expect(store.configuration.schemaRegistry.version(of: "notes") == 3)
             #expect(try await store.put("notes", id: "n2", fields: ["name": "Call"]).schema == 3)
         }
@@ -176,11 +177,11 @@ struct SchemaEvolutionTests {
             #expect(
                 try store.read { try $0.configurationRecord() }?.schemas == [
                     SchemaRecord(
-                    collection: "notes", version: 3,
-                    upcasters: [
-                        1: .steps([.renameField("title", to: "name")]),
-                        2: .steps([.mapValues("priority", ["high": 2], otherwise: 1)]),
-                    ])
+                        collection: "notes", version: 3,
+                        upcasters: [
+                            1: .steps([.renameField("title", to: "name")]),
+                            2: .steps([.mapValues("priority", ["high": 2], otherwise: 1)]),
+                        ])
                 ])
             #expect(try store.collection(NoteV3.self, named: "notes").get("n1")?.name == "Groceries")
         }
@@ -191,7 +192,9 @@ struct SchemaEvolutionTests {
         defer { directory.remove() }
         let old = try Store.open(at: directory.appending("old"), configuration: SchemaEvolutionTests.configuration(1))
         try await old.put("notes", id: "n1", fields: ["title": "Groceries", "priority": "high"])
-        let oldEvents = try allEvents(of: old).map { var event = $0; event.seq = 0; return event }
+        let oldEvents = try allEvents(of: old).map {
+            var event = $0; event.seq = 0; return event
+        }
         old.close()
         // A tool keeps the store's recorded configuration; it has no application code.
         var tool = Store.Configuration()
@@ -208,7 +211,8 @@ struct SchemaEvolutionTests {
             try await store.rebuildProjections()
             #expect(try StoreSnapshot(store).items == expected)
             #expect(try store.verify().isConsistent)
-            #expect(try store.replaySteps(collection: "notes", item: "n1").first?.original?.fields["title"] == "Groceries")
+            #expect(
+                try store.replaySteps(collection: "notes", item: "n1").first?.original?.fields["title"] == "Groceries")
             // Appending stamps the recorded version.
             #expect(try await store.patch("notes", id: "n1", fields: ["done": true]).schema == 3)
         }
@@ -245,19 +249,23 @@ struct SchemaEvolutionTests {
         func upcast(_ operation: EventOperation, _ fields: [String: Value], _ steps: [UpcastStep]) -> UpcastEvent {
             var event = UpcastEvent(
                 Event(
-                    seq: 1, id: EventID(origin: ReplicaID(high: 1, low: 1), sequence: 1), hlc: HLCTimestamp(rawValue: 1),
+                    seq: 1, id: EventID(origin: ReplicaID(high: 1, low: 1), sequence: 1),
+                    hlc: HLCTimestamp(rawValue: 1),
                     base: .zero, collection: "people", item: "p1", operation: operation, fields: fields),
                 version: 0)
             for step in steps { step.apply(to: &event) }
             return event
         }
-        let split = upcast(.put, ["name": "Ada Lovelace King", "age": "36"], [.splitField("name", separator: " ", into: ["first", "last"])])
+        let split = upcast(
+            .put, ["name": "Ada Lovelace King", "age": "36"],
+            [.splitField("name", separator: " ", into: ["first", "last"])])
         #expect(split.fields == ["first": "Ada", "last": "Lovelace King", "age": "36"])
         let short = upcast(.patch, ["name": "Ada"], [.splitField("name", separator: " ", into: ["first", "last"])])
         #expect(short.fields == ["first": "Ada", "last": ""])
         #expect(upcast(.put, [:], [.setDefault("done", false)]).fields == ["done": false])
         #expect(upcast(.patch, ["title": "x"], [.setDefault("done", false)]).fields == ["title": "x"])
-        let mapped = upcast(.put, ["p": "high", "q": "odd"], [.mapValues("p", ["high": 2]), .mapValues("q", ["high": 2], otherwise: 1)])
+        let mapped = upcast(
+            .put, ["p": "high", "q": "odd"], [.mapValues("p", ["high": 2]), .mapValues("q", ["high": 2], otherwise: 1)])
         #expect(mapped.fields == ["p": 2, "q": 1])
         #expect(upcast(.put, ["p": "low"], [.mapValues("p", ["high": 2])]).fields == ["p": "low"])
         #expect(upcast(.put, ["a": 1, "b": 2], [.removeField("a"), .renameField("b", to: "c")]).fields == ["c": 2])
@@ -277,7 +285,8 @@ struct SchemaEvolutionTests {
         defer { directory.remove() }
         let path = directory.appending("store")
         try await withStore(at: path, configuration: SchemaEvolutionTests.configuration(1)) { store in
-            try await store.append((0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)")]) })
+            try await store.append(
+                (0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)")]) })
         }
         let seen = Mutex<[Store.Progress]>([])
         var configuration = SchemaEvolutionTests.configuration(3)

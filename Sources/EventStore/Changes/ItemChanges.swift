@@ -93,9 +93,20 @@ public struct ItemChanges: AsyncSequence, Sendable {
                 var changes: [ItemChange] = []
                 var scanned: UInt64?
                 var read = 0
-                try reader.forEachEvent(from: start) { event in
+                let schemas = store.configuration.schemaRegistry
+                try reader.forEachEvent(from: start) { logged in
                     read += 1
-                    scanned = event.seq
+                    scanned = logged.seq
+                    // The change as the items took it: upcast (an item may have moved to another
+                    // collection); an event held back for a newer schema changed no item; one the
+                    // schema cannot read is delivered as logged.
+                    let interpreted: Event?
+                    do {
+                        interpreted = try schemas.interpret(logged)
+                    } catch {
+                        interpreted = logged
+                    }
+                    guard let event = interpreted else { return read < ItemChanges.chunkSize }
                     if collection.map({ $0 == event.collection }) ?? true, ids.map({ $0.contains(event.item) }) ?? true {
                         changes.append(
                             ItemChange(

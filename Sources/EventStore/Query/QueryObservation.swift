@@ -91,8 +91,19 @@ public struct QueryObservation: AsyncSequence, Sendable {
             let (changes, last) = try store.read { reader -> (Bool, UInt64?) in
                 var changes = false
                 var last: UInt64?
-                try reader.forEachEvent(from: start) { event in
-                    if event.collection == collection {
+                let schemas = store.configuration.schemaRegistry
+                try reader.forEachEvent(from: start) { logged in
+                    // The event as the items took it (an upcaster may move an item to another
+                    // collection; an event held back for a newer schema changed nothing). One the
+                    // schema cannot read may have changed anything.
+                    let interpreted: Event?
+                    do {
+                        interpreted = try schemas.interpret(logged)
+                    } catch {
+                        changes = true
+                        return false
+                    }
+                    if let event = interpreted, event.collection == collection {
                         if members.contains(event.item) {
                             changes = true
                             return false
@@ -111,7 +122,7 @@ public struct QueryObservation: AsyncSequence, Sendable {
                             }
                         }
                     }
-                    last = event.seq
+                    last = logged.seq
                     return true
                 }
                 return (changes, last)

@@ -328,6 +328,34 @@ struct SchemaEvolutionTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func changeStreamsAndLiveQueriesFollowItemsThatAnUpcasterMoves() async throws {
+        // Version 1 kept finished tasks in "tasks" with done == true; version 2 moves them to "archive".
+        var tasks = CollectionSchema("tasks", version: 2)
+        tasks.upcast(from: 1, [.moveToCollection("archive")])
+        var configuration = Store.Configuration()
+        configuration.schemas = [tasks]
+        let old = Store.Configuration()
+        let directory = TemporaryDirectory(prefix: "schema-move")
+        defer { directory.remove() }
+        let writer = try Store.open(at: directory.appending("old"), configuration: old)
+        try await writer.append([.put("tasks", id: "t1", fields: ["title": "Filed"], schema: 1)])
+        let events = try allEvents(of: writer).map {
+            var event = $0; event.seq = 0; return event
+        }
+        writer.close()
+        try await withTemporaryStore(configuration: configuration) { store in
+            let archive = Query("archive").allowingScan()
+            var answers = store.observe(archive).makeAsyncIterator()
+            #expect(try await answers.next()?.items.isEmpty == true)
+            _ = try await store.ingest(events)
+            #expect(try await answers.next()?.items.map(\.id) == ["t1"])
+            var changes = store.changes(after: 0, in: "archive").makeAsyncIterator()
+            let change = try await changes.next()
+            #expect(change?.collection == "archive" && change?.id == "t1" && change?.item?.fields == ["title": "Filed"])
+            #expect(try store.item("tasks", "t1") == nil)
+        }
+    }
+
     @Test func anUpcasterThatMakesAnInvalidEventFailsTheWriteWithItsReason() async throws {
         var schema = CollectionSchema("notes", version: 2)
         schema.upcast(from: 1) { $0.collection = "not a name" }

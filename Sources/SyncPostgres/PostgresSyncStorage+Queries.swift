@@ -14,47 +14,43 @@ extension PostgresSyncStorage {
         /// The digest at the mark asked for; `nil` when the log is shorter.
         var markDigest: LogDigest?
 
+        /// A store's state from its row, with the digest at `mark` when asked: the empty digest
+        /// for an empty log and at seq 0, none past the head.
+        init(epoch: String, head: UInt64, headDigest: LogDigest, mark: UInt64?, digestAtMark: LogDigest?) {
+            self.epoch = epoch
+            self.head = head
+            self.headDigest = head == 0 ? .empty : headDigest
+            if let mark { markDigest = mark == 0 ? .empty : mark > head ? nil : digestAtMark }
+        }
+
         /// Whether `check` proves the log was rewound (see ``EventSyncService/SyncLedgerReading/continuityBroken(_:)``).
         func continuityBroken(_ check: ContinuityCheck?) -> Bool {
             check?.provesRewound(epoch: epoch, digestAtMark: markDigest) ?? false
         }
     }
 
-    /// Reads a store's row (locking it with `forUpdate`), with the digest at `mark`.
+    /// Reads a store's row, with the digest at `mark`.
     ///
     /// - Throws: ``EventSync/SyncError/Code/notFound`` for a missing store.
     static func storeState(
-        _ name: String, mark: UInt64? = nil, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger
+        _ name: String, mark: UInt64? = nil, on connection: PostgresConnection, logger: Logger
     ) async throws -> StoreState {
         let markSeq = Int64(bitPattern: mark ?? 0)
-        let query: PostgresQuery =
-            forUpdate
-            ? """
-            SELECT epoch, head, head_digest,
-                (SELECT digest FROM evstore_events WHERE store = s.name AND seq = \(markSeq))
-            FROM evstore_stores s WHERE name = \(name) FOR UPDATE
+        let rows = try await connection.query(
             """
-            : """
             SELECT epoch, head, head_digest,
                 (SELECT digest FROM evstore_events WHERE store = s.name AND seq = \(markSeq))
             FROM evstore_stores s WHERE name = \(name)
-            """
-        let rows = try await connection.query(query, logger: logger)
+            """, logger: logger)
         for try await (epoch, head, headDigest, markDigest) in rows.decode((String, Int64, Int64, Int64?).self) {
-            let head = UInt64(bitPattern: head)
-            // An empty log's digest is ``EventSync/LogDigest/empty``, whatever the new row holds.
-            var state = StoreState(
-                epoch: epoch, head: head, headDigest: head == 0 ? .empty : LogDigest(rawValue: UInt64(bitPattern: headDigest)))
-            if let mark {
-                state.markDigest =
-                    mark == 0 ? .empty : mark > head ? nil : markDigest.map { LogDigest(rawValue: UInt64(bitPattern: $0)) }
-            }
-            return state
+            return StoreState(
+                epoch: epoch, head: UInt64(bitPattern: head), headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)),
+                mark: mark, digestAtMark: markDigest.map { LogDigest(rawValue: UInt64(bitPattern: $0)) })
         }
         throw SyncError(.notFound, "no store named \(name.debugDescription)")
     }
 
-    /// ``storeState(_:mark:forUpdate:on:logger:)`` on a pooled connection.
+    /// ``storeState(_:mark:on:logger:)`` on a pooled connection.
     func storeState(_ name: String, mark: UInt64? = nil, logger: Logger) async throws -> StoreState {
         try await client.withConnection { connection in
             try await PostgresSyncStorage.storeState(name, mark: mark, on: connection, logger: logger)
@@ -67,8 +63,10 @@ extension PostgresSyncStorage {
         let state = try await storeState(name, mark: check?.seq, logger: logger)
         guard state.continuityBroken(check), let check else { return state }
         let rotated = try await client.withTransaction(logger: logger) { connection -> StoreState in
-            var state = try await PostgresSyncStorage.storeState(
-                name, mark: check.seq, forUpdate: true, on: connection, logger: logger)
+            let locked = try await PostgresSyncStorage.lock(name, marks: [check.seq], on: connection, logger: logger)
+            var state = StoreState(
+                epoch: locked.epoch, head: locked.head, headDigest: locked.headDigest, mark: check.seq,
+                digestAtMark: locked.markDigests[check.seq])
             guard state.continuityBroken(check) else { return state }
             state.epoch = ReplicaID.random().description
             try await connection.query(
@@ -148,7 +146,7 @@ extension PostgresSyncStorage {
     /// Locks a store's row until the transaction ends; reads it with the digests at `marks`.
     ///
     /// - Throws: ``EventSync/SyncError/Code/notFound`` for a missing store.
-    private static func lock(
+    static func lock(
         _ name: String, marks: [UInt64], on connection: PostgresConnection, logger: Logger
     ) async throws -> LockedStore {
         let seqs = marks.map { Int64(bitPattern: $0) }

@@ -37,12 +37,19 @@ public struct SchemaRecord: Sendable, Hashable {
     public var hasCustomUpcasters: Bool { upcasters.values.contains(.custom) }
 
     /// The schema the record describes, when every upcaster is declarative (what a tool runs).
-    var declarative: CollectionSchema? {
-        guard !hasCustomUpcasters else { return nil }
+    var declarative: CollectionSchema? { hasCustomUpcasters ? nil : runnable }
+
+    /// The schema with the recorded steps (an upcaster in code is left out).
+    var runnable: CollectionSchema {
         var schema = CollectionSchema(collection, version: version)
         for (from, upcaster) in upcasters {
             if case .steps(let steps) = upcaster { schema.upcast(from: from, steps) }
         }
         return schema
+    }
+
+    /// The highest version whose upcaster is code: events at or below it need the application.
+    var highestCustomVersion: UInt16? {
+        upcasters.filter { $0.value == .custom }.keys.max()
     }
 }

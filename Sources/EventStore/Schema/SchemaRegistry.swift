@@ -4,45 +4,34 @@
 /// Every place that turns an event into item state asks ``interpret(_:)`` first, so appends,
 /// received events, rebuilds, verification and replays read an event alike.
 struct SchemaRegistry: Sendable {
+    /// The declared schemas, and for a recorded schema that is not declared (a tool's open) the
+    /// one its recorded steps make.
     private let schemas: [String: CollectionSchema]
-    /// The recorded schemas with upcasters in code that this open does not have (a tool opening
-    /// an application's store): interpreting an older event of those collections fails.
-    private let missing: [String: SchemaRecord]
+    /// For those recorded schemas with upcasters in code: the highest such version. Events at
+    /// or below it need the application's code, so interpreting them fails.
+    private let needsCode: [String: UInt16]
 
     static let none = SchemaRegistry(schemas: [], recorded: [])
 
-    /// The registry of an open that declares `schemas` on a store that records `recorded`: a
-    /// recorded schema that is not declared (a tool's open) is read through its recorded steps,
-    /// or, when it has upcasters in code, marked missing.
+    /// The registry of an open that declares `schemas` on a store that records `recorded`.
     init(schemas: [CollectionSchema], recorded: [SchemaRecord]) {
         var byName: [String: CollectionSchema] = [:]
         for schema in schemas { byName[schema.collection] = schema }
-        var missing: [String: SchemaRecord] = [:]
+        var needsCode: [String: UInt16] = [:]
         for record in recorded where byName[record.collection] == nil {
-            if let schema = record.declarative {
-                byName[record.collection] = schema
-            } else {
-                missing[record.collection] = record
-            }
+            byName[record.collection] = record.runnable
+            needsCode[record.collection] = record.highestCustomVersion
         }
         self.schemas = byName
-        self.missing = missing
+        self.needsCode = needsCode
     }
 
-    /// Whether interpreting can change an event at all.
-    var isEmpty: Bool { schemas.isEmpty && missing.isEmpty }
-
-    /// The collections whose upcasters this open lacks.
-    var collectionsMissingUpcasters: [String] { missing.keys.sorted(by: utf8Less) }
+    /// The collections whose upcasters in code this open lacks.
+    var collectionsMissingUpcasters: [String] { needsCode.keys.sorted(by: utf8Less) }
 
     /// The version an append to `collection` is stamped with.
     func version(of collection: String) -> UInt16 {
-        schemas[collection]?.version ?? missing[collection]?.version ?? 0
-    }
-
-    /// Whether this open knows a schema for `collection` (declared, or recorded for a tool).
-    func declares(_ collection: String) -> Bool {
-        schemas[collection] != nil || missing[collection] != nil
+        schemas[collection]?.version ?? 0
     }
 
     /// The defaults of `collection`'s typed models.
@@ -60,18 +49,17 @@ struct SchemaRegistry: Sendable {
     ///   whose upcasters this open lacks; ``EventStoreError/Code/invalidEvent`` when the upcasters
     ///   made an invalid event (a bad name, a patch without fields).
     func interpret(_ event: Event) throws -> Event? {
-        guard !isEmpty else { return event }
-        if let record = missing[event.collection], event.schema < record.version,
-            record.upcasters.contains(where: { $0.key >= event.schema && $0.value == .custom })
-        {
+        guard let schema = schemas[event.collection] else { return event }
+        // A newer version than this open knows is held back.
+        guard event.schema <= schema.version else { return nil }
+        guard event.schema < schema.version else { return event }
+        if let highest = needsCode[event.collection], event.schema <= highest {
             throw EventStoreError(
                 .configurationMismatch,
                 "event \(event.id) of \(event.collection) is at schema version \(event.schema), and the store reads "
-                    + "\(event.collection) at version \(record.version) through upcasters in code that only the "
+                    + "\(event.collection) at version \(schema.version) through upcasters in code that only the "
                     + "application registers (Store.Configuration.schemas): do this from the application")
         }
-        guard event.schema <= version(of: event.collection) || !declares(event.collection) else { return nil }
-        guard let schema = schemas[event.collection], event.schema < schema.version else { return event }
         var upcast = UpcastEvent(event, version: event.schema)
         while upcast.version < schema.version {
             schema.upcasters[upcast.version]?.apply(to: &upcast)

@@ -78,12 +78,11 @@ final class WriteSession {
                 "the change to \(change.collection)/\(change.item) names schema version \(event.schema), above the "
                     + "\(schemas.version(of: change.collection)) this store declares")
         }
-        if applied.collection == event.collection && applied.item == event.item {
-            try record(event, encoded: encoded, applying: (applied, before, itemKey), in: tx)
-        } else {
-            let appliedKey = Keys.item(applied.collection, applied.item)
-            try record(event, encoded: encoded, applying: (applied, try itemRecord(appliedKey, in: tx), appliedKey), in: tx)
-        }
+        let moved = applied.collection != event.collection || applied.item != event.item
+        let appliedKey = moved ? Keys.item(applied.collection, applied.item) : itemKey
+        try record(
+            event, encoded: encoded, applying: (applied, moved ? try itemRecord(appliedKey, in: tx) : before, appliedKey),
+            in: tx)
         return event
     }
 

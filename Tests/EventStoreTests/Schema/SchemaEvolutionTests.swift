@@ -236,13 +236,30 @@ struct SchemaEvolutionTests {
                 #expect(error.code == .configurationMismatch && error.message.contains("only the"), "\(error)")
             }
             #expect(throws: EventStoreError.self) { try store.verify() }
+            // The refused rebuild left the projections as they were.
+            #expect(try StoreSnapshot(store).items == before)
             #expect(try await store.patch("notes", id: "n1", fields: ["done": true]).schema == 2)
         }
         try await withStore(at: custom, configuration: application) { (store: Store) async throws in
             #expect(try store.item("notes", "n1")?.fields == ["name": "Groceries", "priority": "high", "done": true])
             #expect(try store.verify().isConsistent)
         }
-        #expect(before.count == 1)
+    }
+
+    @Test func aToolRunsTheRecordedStepsAboveTheLastUpcasterInCode() throws {
+        let record = SchemaRecord(
+            collection: "notes", version: 3, upcasters: [1: .custom, 2: .steps([.renameField("title", to: "name")])])
+        let registry = SchemaRegistry(schemas: [], recorded: [record])
+        func event(at version: UInt16) -> Event {
+            Event(
+                seq: 1, id: EventID(origin: ReplicaID(high: 1, low: 1), sequence: 1), hlc: HLCTimestamp(rawValue: 1),
+                base: .zero, collection: "notes", item: "n1", operation: .put, fields: ["title": "x"], schema: version)
+        }
+        #expect(try registry.interpret(event(at: 2))?.fields == ["name": "x"])
+        #expect(throws: EventStoreError.self) { try registry.interpret(event(at: 1)) }
+        #expect(try registry.interpret(event(at: 3))?.fields == ["title": "x"])
+        #expect(try registry.interpret(event(at: 4)) == nil)
+        #expect(registry.version(of: "notes") == 3 && registry.collectionsMissingUpcasters == ["notes"])
     }
 
     @Test func upcastStepsRewriteEventsAsDeclared() {

@@ -23,7 +23,7 @@ public enum TestPostgres {
 
     /// A new, empty place on the test server: a schema of its own in the test database (each test
     /// gets one, so that tests run in parallel; the whole server is thrown away after the run).
-    /// Requests may wait a minute for the database, and each service opens at most 4 connections:
+    /// Requests may wait two minutes for the database, and each service opens at most 4 connections:
     /// the tests run many at once on a busy machine.
     ///
     /// - Throws: When no server was started (see ``environmentKey``).
@@ -34,7 +34,9 @@ public enum TestPostgres {
         }
         var backend = try PostgresBackend(url: url)
         backend.schema = "t_" + String(UInt64.random(in: 0..<UInt64.max), radix: 36)
-        backend.requestTimeout = .seconds(60)
+        // Generous: in the parallel suite, threads blocked by other tests can hold a request's
+        // next step for a minute (a CI run saw one request to a fresh schema time out at 60 s).
+        backend.requestTimeout = .seconds(120)
         // Hundreds of services run at once in the parallel suite: a few connections each.
         backend.maxConnections = 4
         return backend

@@ -3,8 +3,8 @@ import EventStoreTestSupport
 import EventSync
 import EventSyncService
 import Foundation
-import Synchronization
 import SyncTestSupport
+import Synchronization
 import Testing
 
 /// A transport that misbehaves on purpose, driven by a seeded generator: requests or responses
@@ -16,7 +16,10 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     }
 
     let base: any SyncTransport
-    private let state: Mutex<(generator: SeededGenerator, enabled: Bool, faults: [String: Int], held: [(PushRequest, ContinuityCheck?)])>
+    private let state:
+        Mutex<
+            (generator: SeededGenerator, enabled: Bool, faults: [String: Int], held: [(PushRequest, ContinuityCheck?)])
+        >
 
     init(_ base: any SyncTransport, seed: UInt64) {
         self.base = base
@@ -59,7 +62,8 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
         await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate"]) {
-        case "drop-request": throw SyncError(.transport, "injected: info request lost", cause: Injected(description: "info"))
+        case "drop-request":
+            throw SyncError(.transport, "injected: info request lost", cause: Injected(description: "info"))
         case "drop-response":
             _ = try await base.info(check: check, replica: replica)
             throw SyncError(.transport, "injected: info response lost", cause: Injected(description: "info"))
@@ -73,7 +77,8 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
         await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate", "late"]) {
-        case "drop-request": throw SyncError(.transport, "injected: push request lost", cause: Injected(description: "push"))
+        case "drop-request":
+            throw SyncError(.transport, "injected: push request lost", cause: Injected(description: "push"))
         case "late":
             // Held in the network: the client times out, and the request arrives after later ones.
             state.withLock { $0.held.append((request, check)) }
@@ -91,7 +96,8 @@ final class ChaosTransport: SyncTransport, @unchecked Sendable {
     func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
         await deliverLatePushes()
         switch pick(["drop-request", "drop-response", "duplicate", "small-page", "cut-page"]) {
-        case "drop-request": throw SyncError(.transport, "injected: pull request lost", cause: Injected(description: "pull"))
+        case "drop-request":
+            throw SyncError(.transport, "injected: pull request lost", cause: Injected(description: "pull"))
         case "drop-response":
             _ = try await base.pull(after: after, limit: limit, check: check)
             throw SyncError(.transport, "injected: pull response lost", cause: Injected(description: "pull"))
@@ -137,7 +143,11 @@ struct SyncSimulationTests {
     /// and the content of its writes, not their ids.
     static func writeKey(_ event: Event) -> String {
         let fields = event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-        return "\(event.hlc.rawValue) \(event.collection)/\(event.item) \(event.operation) \(fields)"
+        // Updates without the ids their removals saw, which a moved store renames.
+        let updates = event.updates.sorted { $0.key < $1.key }.map { name, update in
+            "\(name)+\(update.add)-\(update.remove.map(\.element))\(update.increment.map { "+=\($0)" } ?? "")"
+        }.joined(separator: ",")
+        return "\(event.hlc.rawValue) \(event.collection)/\(event.item) \(event.operation) \(fields) \(updates)"
     }
 
     static func writeKeys(_ store: Store) throws -> Set<String> { Set(try allEvents(of: store).map(writeKey)) }
@@ -166,6 +176,12 @@ struct SyncSimulationTests {
         configuration.durability = .bulk
         configuration.physicalClock = clock.function
         configuration.newReplicaID = { ids.next() }
+        // Tags merge as an add-wins set and views as a counter: concurrent additions and
+        // increments must all survive every fault below.
+        var notes = CollectionSchema("notes")
+        notes.merge("tags", as: .addWinsSet)
+        notes.merge("views", as: .counter)
+        configuration.schemas = [notes]
         return configuration
     }
 
@@ -194,7 +210,8 @@ struct SyncSimulationTests {
             let clock = ManualClock(start: UInt64(Int64(start) + skew))
             clocks.append(clock)
             stores.append(
-                try Store.open(at: directory.appending("replica-\(index)"), configuration: replicaConfiguration(clock, ids: ids)))
+                try Store.open(
+                    at: directory.appending("replica-\(index)"), configuration: replicaConfiguration(clock, ids: ids)))
             users.append(index)
         }
         defer { for store in stores { store.close() } }
@@ -209,14 +226,16 @@ struct SyncSimulationTests {
             chaos = stores.indices.map { index in
                 ChaosTransport(
                     InProcessTransport(
-                        service: server.service, storeName: "shared", credential: SyncCredential(id: "user-\(users[index])")),
+                        service: server.service, storeName: "shared",
+                        credential: SyncCredential(id: "user-\(users[index])")),
                     seed: seed &* 31 &+ UInt64(index) &+ UInt64(outcome.restores + outcome.clientRestores) << 32)
             }
             var configuration = Synchronizer.Configuration()
             configuration.pushPageSize = 7
             configuration.pullPageSize = 9
             return stores.indices.map { index in
-                Synchronizer(store: stores[index], transport: chaos[index], remoteName: "server", configuration: configuration)
+                Synchronizer(
+                    store: stores[index], transport: chaos[index], remoteName: "server", configuration: configuration)
             }
         }
         /// The writes some store other than `excluded` holds (the server and every replica).
@@ -242,12 +261,29 @@ struct SyncSimulationTests {
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
                     let item = "n\(Int.random(in: 0..<8, using: &generator))"
                     let word = words[Int.random(in: 0..<words.count, using: &generator)]
-                    switch Int.random(in: 0..<10, using: &generator) {
+                    switch Int.random(in: 0..<14, using: &generator) {
                     case 0: changes.append(.delete("notes", id: item))
                     case 1...4:
-                        changes.append(.patch("notes", id: item, fields: ["rank": .int(Int64.random(in: 0..<100, using: &generator))]))
+                        changes.append(
+                            .patch(
+                                "notes", id: item, fields: ["rank": .int(Int64.random(in: 0..<100, using: &generator))])
+                        )
+                    case 5...9:
+                        changes.append(
+                            .put(
+                                "notes", id: item,
+                                fields: ["title": .string("\(word) \(item)"), "tags": .array([.string(word)])]))
+                    case 10: changes.append(.edit("notes", id: item, ["tags": .add([.string(word)])]))
+                    case 11: changes.append(.edit("notes", id: item, ["tags": .remove([.string(word)])]))
+                    case 12:
+                        changes.append(
+                            .increment(
+                                "notes", id: item, field: "views", by: Int64.random(in: -3...5, using: &generator)))
                     default:
-                        changes.append(.put("notes", id: item, fields: ["title": .string("\(word) \(item)"), "tags": .array([.string(word)])]))
+                        changes.append(
+                            .patch(
+                                "notes", id: item, fields: ["views": .int(Int64.random(in: 0..<10, using: &generator))])
+                        )
                     }
                 }
                 let events = try await stores[replica].append(changes)
@@ -296,7 +332,8 @@ struct SyncSimulationTests {
                     stores[replica].close()
                     try FileManager.default.removeItem(atPath: path)
                     try FileManager.default.copyItem(atPath: backup.path, toPath: path)
-                    stores[replica] = try Store.open(at: path, configuration: replicaConfiguration(clocks[replica], ids: ids))
+                    stores[replica] = try Store.open(
+                        at: path, configuration: replicaConfiguration(clocks[replica], ids: ids))
                     let kept = heldElsewhere.union(backup.writes)
                     expected = expected.filter { kept.contains($0.key) }
                     outcome.clientRestores += 1
@@ -345,7 +382,8 @@ struct SyncSimulationTests {
                 } catch {
                     let stores = (try? await server.service.storeNames()) ?? []
                     throw SyncError(
-                        .local, "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
+                        .local,
+                        "final sync of replica \(index) (pending \((try? synchronizer.pendingCount()) ?? -1), "
                             + "server stores \(stores), restores \(outcome.restores)) failed: \(error)")
                 }
                 outcome.replicaChanges += report.replicaChanges.count
@@ -357,8 +395,9 @@ struct SyncSimulationTests {
         }
         #expect(quietRounds == 2, "seed \(seed): sync never settled")
         if ProcessInfo.processInfo.environment["EVENTSTORE_SIM_TRACE"] != nil {
-            print("seed \(seed): relays refused in the final rounds \(outcome.relaysRefused), restores \(outcome.restores), "
-                + "client restores \(outcome.clientRestores), copies \(outcome.copies)")
+            print(
+                "seed \(seed): relays refused in the final rounds \(outcome.relaysRefused), restores \(outcome.restores), "
+                    + "client restores \(outcome.clientRestores), copies \(outcome.copies)")
         }
 
         let serverStores = try await server.service.storeNames()
@@ -370,7 +409,8 @@ struct SyncSimulationTests {
         }
         let serverEvents = try await server.events()
         let serverIDs = Set(serverEvents.map(\.id))
-        #expect(serverEvents.map(\.seq) == Array(1...UInt64(serverEvents.count)), "seed \(seed): the server's log has gaps")
+        #expect(
+            serverEvents.map(\.seq) == Array(1...UInt64(serverEvents.count)), "seed \(seed): the server's log has gaps")
         let serverSnapshot = try await server.snapshot(scratch: directory.appending("server-view"))
         let missing = Set(expected.keys).subtracting(serverEvents.map(writeKey))
         #expect(missing.isEmpty, "seed \(seed): \(missing.count) acknowledged writes missing on the server")
@@ -378,10 +418,12 @@ struct SyncSimulationTests {
             let events = try allEvents(of: store)
             let ids = Set(events.map(\.id))
             #expect(ids.count == events.count, "seed \(seed): replica \(index) holds duplicate events")
-            #expect(ids == serverIDs, "seed \(seed): replica \(index) has \(ids.count) events, server \(serverIDs.count)")
+            #expect(
+                ids == serverIDs, "seed \(seed): replica \(index) has \(ids.count) events, server \(serverIDs.count)")
             let snapshot = try StoreSnapshot(store)
             #expect(snapshot == serverSnapshot, "seed \(seed): replica \(index) diverged from the server")
-            #expect(try synchronizers[index].pendingCount() == 0, "seed \(seed): replica \(index) still has pending events")
+            #expect(
+                try synchronizers[index].pendingCount() == 0, "seed \(seed): replica \(index) still has pending events")
             #expect(try store.verify().isConsistent, "seed \(seed): replica \(index) does not verify")
         }
         server.service.close()
@@ -397,7 +439,9 @@ struct SyncSimulationTests {
             seeds = [seed]
         } else {
             // A PostgreSQL run makes a database per seed: fewer seeds in CI.
-            seeds = Array(1...UInt64(backend == .lmdb ? Reliability.count(ci: 200, long: 5000) : Reliability.count(ci: 40, long: 1000)))
+            seeds = Array(
+                1...UInt64(
+                    backend == .lmdb ? Reliability.count(ci: 200, long: 5000) : Reliability.count(ci: 40, long: 1000)))
         }
         var total = Outcome()
         let started = ContinuousClock.now

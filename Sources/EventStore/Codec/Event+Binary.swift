@@ -11,12 +11,17 @@
 /// string  collection      (varint length + UTF-8)
 /// string  item
 /// fields  varint count, then (name, value) sorted by name bytes; see ``Value`` tags
+/// updates (format 2 only) the event's ``Event/updates``; see `FieldUpdate+Binary`
 /// ```
 ///
-/// The encoding is deterministic: the same event always gives the same bytes.
+/// An event without updates is written in format 1, so its bytes (and digest) are what they
+/// were before updates existed. The encoding is deterministic: the same event always gives the
+/// same bytes.
 extension Event {
-    /// The format version written by this library.
+    /// The format version of an event without updates.
     static let formatVersion: UInt8 = 1
+    /// The format version of an event with updates (the newest this library reads).
+    static let updatesFormatVersion: UInt8 = 2
 
     /// The event's binary encoding.
     func encoded() -> [UInt8] {
@@ -26,7 +31,7 @@ extension Event {
     }
 
     func encode(into writer: inout ByteWriter) {
-        writer.write(Event.formatVersion)
+        writer.write(updates.isEmpty ? Event.formatVersion : Event.updatesFormatVersion)
         writer.write(operation.rawValue)
         writer.write(varint: UInt64(schema))
         writer.write(id.origin)
@@ -36,6 +41,7 @@ extension Event {
         writer.write(string: collection)
         writer.write(string: item)
         writer.write(fields: fields)
+        if !updates.isEmpty { writer.write(updates: updates) }
     }
 
     /// Decodes an event from its binary encoding.
@@ -45,8 +51,8 @@ extension Event {
     init(decoding buffer: UnsafeRawBufferPointer, seq: UInt64) throws {
         var reader = ByteReader(buffer)
         let format = try reader.readByte()
-        guard format == Event.formatVersion else {
-            if format > Event.formatVersion {
+        guard format == Event.formatVersion || format == Event.updatesFormatVersion else {
+            if format > Event.updatesFormatVersion {
                 throw EventStoreError(.unsupportedFormat, "event at seq \(seq) uses format \(format)")
             }
             throw ByteReader.corrupt("event format byte")
@@ -63,6 +69,11 @@ extension Event {
         let collection = try reader.readString()
         let item = try reader.readString()
         let fields = try reader.readFields()
+        var updates: [String: FieldUpdate] = [:]
+        if format == Event.updatesFormatVersion {
+            updates = try reader.readUpdates()
+            guard !updates.isEmpty else { throw ByteReader.corrupt("event (format 2 without updates)") }
+        }
         guard reader.isAtEnd else { throw ByteReader.corrupt("event (trailing bytes)") }
         do {
             try Validation.collection(collection)
@@ -72,7 +83,7 @@ extension Event {
         }
         self.init(
             seq: seq, id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection,
-            item: item, operation: operation, fields: fields, schema: UInt16(schema))
+            item: item, operation: operation, fields: fields, schema: UInt16(schema), updates: updates)
     }
 
     /// Decodes an event from a byte array.

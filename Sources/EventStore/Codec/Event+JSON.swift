@@ -13,6 +13,8 @@
 /// - `id.origin` is the 32-hex-digit ``ReplicaID``; `id.seq` the origin sequence.
 /// - `op` is `put`, `patch` or `delete`; `fields` is omitted by nobody and may be `{}`.
 /// - `seq` is the event's position in the log it was read from (`0` when it has none).
+/// - `updates`, only when the event has any, holds its changes to add-wins sets and counters
+///   (see `FieldUpdate+JSON`).
 /// - No other key is accepted: decoding refuses an unknown (say, misspelt) key, in the event and
 ///   in its `id`, rather than drop it.
 ///
@@ -57,6 +59,10 @@ extension Event {
         bytes.append(contentsOf: String(schema).utf8)
         bytes.append(contentsOf: #","seq":"#.utf8)
         bytes.append(contentsOf: String(seq).utf8)
+        if !updates.isEmpty {
+            bytes.append(contentsOf: #","updates":"#.utf8)
+            JSONWriter.value(updatesJSONValue, into: &bytes)
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -84,11 +90,11 @@ extension Event {
         // another key. (Cheaper than checking every key against the list: this runs per pushed event.)
         let id = object["id"], op = object["op"], hlc = object["hlc"], base = object["base"]
         let collection = object["collection"], item = object["item"], fields = object["fields"]
-        let schema = object["schema"], seq = object["seq"]
+        let schema = object["schema"], seq = object["seq"], updates = object["updates"]
         func one(_ value: Value?) -> Int { value == nil ? 0 : 1 }
         let present =
             one(id) + one(op) + one(hlc) + one(base) + one(collection) + one(item) + one(fields) + one(schema)
-            + one(seq)
+            + one(seq) + one(updates)
         if present != object.count { try Event.refuseUnknownKeys(object, known: Event.jsonKeys, in: "") }
 
         func string(_ value: Value?, _ name: String) throws -> String {
@@ -148,7 +154,8 @@ extension Event {
         self.init(
             seq: try unsigned(seq, "seq", default: 0), id: EventID(origin: origin, sequence: sequence),
             hlc: try stamp(hlc, "hlc"), base: try stamp(base, "base"), collection: try string(collection, "collection"),
-            item: try string(item, "item"), operation: operation, fields: members, schema: UInt16(schemaVersion))
+            item: try string(item, "item"), operation: operation, fields: members, schema: UInt16(schemaVersion),
+            updates: try Event.updates(jsonValue: updates))
     }
 
     private static func shapeError(_ message: String) -> EventStoreError {
@@ -156,7 +163,7 @@ extension Event {
     }
 
     /// The members of an event's JSON object, and of its `id`.
-    static let jsonKeys = ["base", "collection", "fields", "hlc", "id", "item", "op", "schema", "seq"]
+    static let jsonKeys = ["base", "collection", "fields", "hlc", "id", "item", "op", "schema", "seq", "updates"]
     static let idKeys = ["origin", "seq"]
 
     /// Throws for the first key (in byte order) of `object` that is not in `known`: a misspelt
@@ -177,7 +184,7 @@ extension Event {
 /// whole double such as `2.0` as `2`, which decodes as an integer.
 extension Event: Codable {
     private enum CodingKeys: String, CodingKey {
-        case seq, id, hlc, base, collection, item, op, fields, schema
+        case seq, id, hlc, base, collection, item, op, fields, schema, updates
     }
 
     private enum IDKeys: String, CodingKey {
@@ -196,13 +203,15 @@ extension Event: Codable {
         func stamp(_ key: CodingKeys) throws -> HLCTimestamp {
             guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return .zero }
             guard let raw = UInt64(text) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "expected a decimal string")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "expected a decimal string")
             }
             return HLCTimestamp(rawValue: raw)
         }
         let opName = try container.decode(String.self, forKey: .op)
         guard let operation = EventOperation(name: opName) else {
-            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "expected put, patch or delete")
+            throw DecodingError.dataCorruptedError(
+                forKey: .op, in: container, debugDescription: "expected put, patch or delete")
         }
         self.init(
             seq: try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0,
@@ -211,7 +220,8 @@ extension Event: Codable {
             collection: try container.decode(String.self, forKey: .collection),
             item: try container.decode(String.self, forKey: .item), operation: operation,
             fields: try container.decodeIfPresent([String: Value].self, forKey: .fields) ?? [:],
-            schema: try container.decodeIfPresent(UInt16.self, forKey: .schema) ?? 0)
+            schema: try container.decodeIfPresent(UInt16.self, forKey: .schema) ?? 0,
+            updates: try Event.updates(jsonValue: try container.decodeIfPresent(Value.self, forKey: .updates)))
     }
 
     /// Encodes the event.
@@ -228,6 +238,7 @@ extension Event: Codable {
         try container.encode(operation.description, forKey: .op)
         try container.encode(schema, forKey: .schema)
         try container.encode(seq, forKey: .seq)
+        if !updates.isEmpty { try container.encode(updatesJSONValue, forKey: .updates) }
     }
 }
 

@@ -8,11 +8,22 @@
 /// [floor:   u64 hlc, varint origin index, varint sequence, u64 base]
 /// varint  field count, then per field (sorted by name bytes):
 ///         string name, value, u64 hlc, varint origin index, varint sequence, u64 base
+/// (format 2 only: add-wins sets and counters, see ``MergePolicy``)
+/// varint  set count, then per set (sorted by name bytes):
+///         string name, u64 touched hlc, varint origin index,
+///         varint element count, then per element (sorted by value bytes):
+///             value, varint live count, then per live addition: u64 hlc, varint origin index, varint sequence;
+///             varint removed count, then per removed addition: varint origin index, varint sequence
+/// varint  counter count, then per counter (sorted by name bytes):
+///         string name, u64 touched hlc, varint origin index, varint zigzag sum
 /// ```
 ///
-/// Deterministic: equal states give equal bytes.
+/// A state without sets and counters is written in format 1. Deterministic: equal states give
+/// equal bytes.
 extension ItemState {
     static let formatVersion: UInt8 = 1
+    /// The format of a state with add-wins sets or counters.
+    static let mergedFormatVersion: UInt8 = 2
 
     func encoded() -> [UInt8] {
         // Items name few origins: a small sorted array beats hashing.
@@ -21,11 +32,22 @@ extension ItemState {
         if let version { note(version.origin) }
         if let floor { note(floor.stamp.origin) }
         for field in fields.values { note(field.stamp.origin) }
+        let merged = !sets.isEmpty || !counters.isEmpty
+        if merged {
+            for set in sets.values {
+                note(set.touched.origin)
+                for element in set.elements.values {
+                    for addition in element.live { note(addition.stamp.origin) }
+                    for id in element.removed { note(id.origin) }
+                }
+            }
+            for counter in counters.values { note(counter.touched.origin) }
+        }
         table.sort()
         func index(_ origin: ReplicaID) -> Int { table.firstIndex(of: origin)! }
 
         var writer = ByteWriter(capacity: 32 + table.count * 16 + fields.count * 40)
-        writer.write(ItemState.formatVersion)
+        writer.write(merged ? ItemState.mergedFormatVersion : ItemState.formatVersion)
         writer.write(varint: table.count)
         for origin in table { writer.write(origin) }
         var flags: UInt8 = 0
@@ -53,6 +75,40 @@ extension ItemState {
             writer.write(varint: field.sequence)
             writer.write(bigEndian: field.base.rawValue)
         }
+        if merged {
+            func write(_ stamp: Stamp) {
+                writer.write(bigEndian: stamp.hlc.rawValue)
+                writer.write(varint: index(stamp.origin))
+            }
+            writer.write(varint: sets.count)
+            for name in sets.keys.sorted(by: utf8Less) {
+                let set = sets[name]!
+                writer.write(string: name)
+                write(set.touched)
+                writer.write(varint: set.elements.count)
+                let elements = set.elements.map { ($0.key.encodedBytes, $0.value) }
+                for (element, state) in elements.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+                    writer.write(raw: element)
+                    writer.write(varint: state.live.count)
+                    for addition in state.live {
+                        write(addition.stamp)
+                        writer.write(varint: addition.sequence)
+                    }
+                    writer.write(varint: state.removed.count)
+                    for id in state.removed {
+                        writer.write(varint: index(id.origin))
+                        writer.write(varint: id.sequence)
+                    }
+                }
+            }
+            writer.write(varint: counters.count)
+            for name in counters.keys.sorted(by: utf8Less) {
+                let counter = counters[name]!
+                writer.write(string: name)
+                write(counter.touched)
+                writer.write(varint: UInt64(bitPattern: (counter.sum << 1) ^ (counter.sum >> 63)))
+            }
+        }
         return writer.bytes
     }
 
@@ -64,7 +120,10 @@ extension ItemState {
 
     /// Decodes a state from the reader's position, leaving the reader after it.
     init(reading reader: inout ByteReader) throws {
-        guard try reader.readByte() == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
+        let format = try reader.readByte()
+        guard format == ItemState.formatVersion || format == ItemState.mergedFormatVersion else {
+            throw ByteReader.corrupt("item format")
+        }
         let originCount = try reader.readCount(minimumBytesEach: 16)
         var table: [ReplicaID] = []
         table.reserveCapacity(originCount)
@@ -98,6 +157,40 @@ extension ItemState {
             let base = HLCTimestamp(rawValue: try reader.readUInt64())
             fields[name] = Field(value: value, stamp: stamp, sequence: sequence, base: base)
         }
+        guard format == ItemState.mergedFormatVersion else { return }
+        func stamp(_ reader: inout ByteReader) throws -> Stamp {
+            let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
+            return Stamp(hlc: hlc, origin: try origin(&reader))
+        }
+        let setCount = try reader.readCount(minimumBytesEach: 11)
+        for _ in 0..<setCount {
+            let name = try reader.readString()
+            var set = SetField(touched: try stamp(&reader))
+            let elementCount = try reader.readCount(minimumBytesEach: 3)
+            for _ in 0..<elementCount {
+                let element = try reader.readValue(depth: 1)
+                var state = SetField.Element()
+                let liveCount = try reader.readCount(minimumBytesEach: 10)
+                for _ in 0..<liveCount {
+                    state.live.append(SetField.Addition(stamp: try stamp(&reader), sequence: try reader.readVarint()))
+                }
+                let removedCount = try reader.readCount(minimumBytesEach: 2)
+                for _ in 0..<removedCount {
+                    state.removed.append(EventID(origin: try origin(&reader), sequence: try reader.readVarint()))
+                }
+                set.elements[element] = state
+            }
+            sets[name] = set
+        }
+        let counterCount = try reader.readCount(minimumBytesEach: 11)
+        for _ in 0..<counterCount {
+            let name = try reader.readString()
+            var counter = CounterField(touched: try stamp(&reader))
+            let raw = try reader.readVarint()
+            counter.sum = Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+            counters[name] = counter
+        }
+        guard !sets.isEmpty || !counters.isEmpty else { throw ByteReader.corrupt("item (format 2 without sets)") }
     }
 }
 
@@ -112,7 +205,16 @@ struct ItemValues {
     /// Decodes an `items` record (an item state, then an optional 4-byte search doc id).
     init(decodingRecord buffer: UnsafeRawBufferPointer) throws {
         var reader = ByteReader(buffer)
-        guard try reader.readByte() == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
+        let format = try reader.readByte()
+        if format == ItemState.mergedFormatVersion {
+            // Sets and counters need the whole state to show their values.
+            let record = try ItemRecord(decoding: buffer)
+            exists = record.state.exists
+            version = record.state.version?.hlc ?? .zero
+            fields = record.state.values
+            return
+        }
+        guard format == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
         _ = try reader.readBytes(try reader.readCount(minimumBytesEach: 16) * 16)
         let flags = try reader.readByte()
         version = .zero

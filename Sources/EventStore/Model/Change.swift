@@ -18,16 +18,21 @@ public struct Change: Sendable, Hashable {
     public var fields: [String: Value]
     /// The application's schema version for the fields.
     public var schema: UInt16
+    /// Edits of fields merged as add-wins sets or counters (see ``FieldEdit``); a patch may
+    /// carry only edits.
+    public var edits: [String: FieldEdit]
 
     /// Creates a change.
     public init(
-        collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0
+        collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0,
+        edits: [String: FieldEdit] = [:]
     ) {
         self.collection = collection
         self.item = item
         self.operation = operation
         self.fields = fields
         self.schema = schema
+        self.edits = edits
     }
 
     /// Replaces the item with `fields`.
@@ -43,5 +48,21 @@ public struct Change: Sendable, Hashable {
     /// Deletes the item.
     public static func delete(_ collection: String, id: String) -> Change {
         Change(collection: collection, item: id, operation: .delete)
+    }
+
+    /// Edits fields merged as add-wins sets or counters, keeping the other fields (a patch).
+    ///
+    /// ```swift
+    /// .edit("notes", id: "n1", ["tags": .add(["work"]), "views": .increment(by: 1)])
+    /// ```
+    public static func edit(_ collection: String, id: String, _ edits: [String: FieldEdit], schema: UInt16 = 0)
+        -> Change
+    {
+        Change(collection: collection, item: id, operation: .patch, schema: schema, edits: edits)
+    }
+
+    /// Adds `delta` to a counter field (a patch).
+    public static func increment(_ collection: String, id: String, field: String, by delta: Int64 = 1) -> Change {
+        edit(collection, id: id, [field: .increment(by: delta)])
     }
 }

@@ -18,7 +18,8 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Parses `origin/sequence` (32 hex digits, a slash, a decimal sequence).
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let origin = ReplicaID(hex: String(parts[0])), parts[1].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+        guard parts.count == 2, let origin = ReplicaID(hex: String(parts[0])),
+            parts[1].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
             let sequence = UInt64(parts[1])
         else { return nil }
         self.init(origin: origin, sequence: sequence)
@@ -80,11 +81,16 @@ public struct Event: Sendable, Hashable {
     public var fields: [String: Value]
     /// The application's schema version for the fields.
     public var schema: UInt16
+    /// What the event does to fields merged as add-wins sets or counters (see ``MergePolicy``);
+    /// empty for most events. A delete may carry updates: the removals and decrements that take
+    /// such fields to empty on the replica that deleted the item.
+    public var updates: [String: FieldUpdate]
 
     /// Creates an event.
     public init(
         seq: UInt64 = 0, id: EventID, hlc: HLCTimestamp, base: HLCTimestamp = .zero, collection: String,
-        item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0
+        item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0,
+        updates: [String: FieldUpdate] = [:]
     ) {
         self.seq = seq
         self.id = id
@@ -95,6 +101,7 @@ public struct Event: Sendable, Hashable {
         self.operation = operation
         self.fields = fields
         self.schema = schema
+        self.updates = updates
     }
 
     /// The event's place in the total order of writes.

@@ -6,8 +6,12 @@
 ///   floor is gone (a `put` then writes its own fields at the floor);
 /// - the item exists while it has a field, or while its floor is a `put`.
 ///
-/// Because every step keeps a maximum, the state depends only on the **set** of events applied,
-/// never on their order: replicas that received the same events hold the same bytes.
+/// Fields merged as add-wins sets or counters (see ``MergePolicy``) are kept in ``sets`` and
+/// ``counters`` instead, from the events' ``Event/updates`` (see `ItemState+Merge`).
+///
+/// Because every step keeps a maximum, a union or a sum, the state depends only on the **set**
+/// of events applied, never on their order: replicas that received the same events hold the
+/// same bytes.
 struct ItemState: Sendable, Hashable {
     /// One live field: its value and the write that set it.
     struct Field: Sendable, Hashable {
@@ -33,9 +37,18 @@ struct ItemState: Sendable, Hashable {
     var version: Stamp?
     var floor: Floor?
     var fields: [String: Field] = [:]
+    /// Fields merged as add-wins sets.
+    var sets: [String: SetField] = [:]
+    /// Fields merged as counters.
+    var counters: [String: CounterField] = [:]
 
-    /// Whether the item exists (is not deleted and was ever written).
-    var exists: Bool { !fields.isEmpty || (floor.map { !$0.isDelete } ?? false) }
+    /// Whether the item exists (is not deleted and was ever written): it has a field, or its
+    /// floor is a `put`, or a set or counter with content was written after its last delete.
+    var exists: Bool {
+        if !fields.isEmpty || (floor.map { !$0.isDelete } ?? false) { return true }
+        guard !sets.isEmpty || !counters.isEmpty else { return false }
+        return hasMergedContent(after: floor?.stamp)
+    }
 
     /// What happened to one field when an event was applied, for conflict records and history.
     struct Outcome {
@@ -57,11 +70,17 @@ struct ItemState: Sendable, Hashable {
         var winnerClears: Bool
         /// Whether the losing and winning writes were concurrent (neither had seen the other).
         var concurrent: Bool
+        /// Whether the losing write cleared the field (a set's removal that concurrent
+        /// additions outlived).
+        var loserClears = false
     }
 
     /// Applies `event` and reports what happened to each field it touched.
+    ///
+    /// - Parameter sets: The fields the event's collection merges as add-wins sets: a value
+    ///   written to one of them adds its elements (see `ItemState+Merge`).
     @discardableResult
-    mutating func apply(_ event: Event, collectOutcomes: Bool = false) -> [Outcome] {
+    mutating func apply(_ event: Event, sets setFields: Set<String> = [], collectOutcomes: Bool = false) -> [Outcome] {
         let stamp = event.stamp
         var outcomes: [Outcome] = []
         if version.map({ stamp > $0 }) ?? true { version = stamp }
@@ -70,47 +89,57 @@ struct ItemState: Sendable, Hashable {
         if event.operation != .patch {
             floorWrite = Field(value: .null, stamp: stamp, sequence: event.id.sequence, base: event.base)
             if floor.map({ stamp > $0.stamp }) ?? true {
-                floor = Floor(stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
+                floor = Floor(
+                    stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
                 // Clear every field written below the new floor.
                 for (name, field) in fields where field.stamp < stamp {
                     fields[name] = nil
                     if collectOutcomes && !event.fields.keys.contains(name) {
-                        outcomes.append(Outcome(
-                            field: name, kind: .cleared, loser: field, winner: floorWrite, winnerClears: true,
-                            concurrent: field.stamp.origin != stamp.origin && field.stamp.hlc > event.base))
+                        outcomes.append(
+                            Outcome(
+                                field: name, kind: .cleared, loser: field, winner: floorWrite, winnerClears: true,
+                                concurrent: field.stamp.origin != stamp.origin && field.stamp.hlc > event.base))
                     }
                 }
             }
         }
 
+        if !event.updates.isEmpty || !setFields.isEmpty {
+            outcomes += applyMerged(event, sets: setFields, collectOutcomes: collectOutcomes)
+        }
         for (name, value) in event.fields {
+            if !setFields.isEmpty && setFields.contains(name) { continue }
             let write = Field(value: value, stamp: stamp, sequence: event.id.sequence, base: event.base)
             if let existing = fields[name] {
                 if existing.stamp > stamp {
                     if collectOutcomes {
-                        outcomes.append(Outcome(
-                            field: name, kind: .lost, loser: write, winner: existing, winnerClears: false,
-                            concurrent: existing.stamp.origin != stamp.origin && stamp.hlc > existing.base))
+                        outcomes.append(
+                            Outcome(
+                                field: name, kind: .lost, loser: write, winner: existing, winnerClears: false,
+                                concurrent: existing.stamp.origin != stamp.origin && stamp.hlc > existing.base))
                     }
                     continue
                 }
                 if collectOutcomes {
-                    outcomes.append(Outcome(
-                        field: name, kind: .won, loser: existing, winner: write, winnerClears: false,
-                        concurrent: existing.stamp.origin != stamp.origin && existing.stamp.hlc > event.base))
+                    outcomes.append(
+                        Outcome(
+                            field: name, kind: .won, loser: existing, winner: write, winnerClears: false,
+                            concurrent: existing.stamp.origin != stamp.origin && existing.stamp.hlc > event.base))
                 }
             } else if let floor, stamp < floor.stamp {
                 // Written below the floor: a later put or delete already cleared it.
                 if collectOutcomes {
                     let winner = Field(value: .null, stamp: floor.stamp, sequence: floor.sequence, base: floor.base)
-                    outcomes.append(Outcome(
-                        field: name, kind: .lost, loser: write, winner: winner, winnerClears: true,
-                        concurrent: floor.stamp.origin != stamp.origin && stamp.hlc > floor.base))
+                    outcomes.append(
+                        Outcome(
+                            field: name, kind: .lost, loser: write, winner: winner, winnerClears: true,
+                            concurrent: floor.stamp.origin != stamp.origin && stamp.hlc > floor.base))
                 }
                 continue
             } else if collectOutcomes {
-                outcomes.append(Outcome(
-                    field: name, kind: .won, loser: nil, winner: write, winnerClears: false, concurrent: false))
+                outcomes.append(
+                    Outcome(
+                        field: name, kind: .won, loser: nil, winner: write, winnerClears: false, concurrent: false))
             }
             fields[name] = write
         }
@@ -118,5 +147,15 @@ struct ItemState: Sendable, Hashable {
     }
 
     /// The item's live field values.
-    var values: [String: Value] { fields.mapValues(\.value) }
+    var values: [String: Value] {
+        var values = fields.mapValues(\.value)
+        if !sets.isEmpty || !counters.isEmpty { mergedValues(into: &values) }
+        return values
+    }
+
+    /// One field's live value.
+    func value(of name: String) -> Value? {
+        if !sets.isEmpty || !counters.isEmpty, let merged = mergedValue(of: name) { return merged }
+        return fields[name]?.value
+    }
 }

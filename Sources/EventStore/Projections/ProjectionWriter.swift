@@ -53,7 +53,7 @@ final class ProjectionWriter {
         try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.items)
         let before = record.state
         var after = before
-        let outcomes = after.apply(event, collectOutcomes: true)
+        let outcomes = after.apply(event, sets: schemas.setFields(of: event.collection), collectOutcomes: true)
         var searchDocument = record.searchDocument
         if !defersSearch {
             // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).
@@ -62,7 +62,8 @@ final class ProjectionWriter {
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)
         }
-        try tx.put(ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
+        try tx.put(
+            ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
@@ -72,8 +73,10 @@ final class ProjectionWriter {
             let record = ConflictRecord(
                 collection: event.collection, item: event.item, field: outcome.field, seq: event.seq,
                 winner: FieldWrite(field: winner, cleared: outcome.winnerClears),
-                loser: FieldWrite(field: loser, cleared: false))
-            try tx.put(record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts)
+                loser: FieldWrite(field: loser, cleared: outcome.loserClears))
+            try tx.put(
+                record.encodedValue(), forKey: Keys.conflict(itemKey, event.seq, outcome.field), in: databases.conflicts
+            )
         }
 
         if !projections.isEmpty {
@@ -82,7 +85,8 @@ final class ProjectionWriter {
                 before: before.exists ? before.item(collection: event.collection, id: event.item) : nil,
                 after: after.exists ? after.item(collection: event.collection, id: event.item) : nil)
             for projection in projections {
-                let context = ProjectionContext(transaction: tx, databases: databases.custom, projectionName: projection.name)
+                let context = ProjectionContext(
+                    transaction: tx, databases: databases.custom, projectionName: projection.name)
                 try projection.apply(change, in: context)
             }
         }
@@ -94,7 +98,9 @@ final class ProjectionWriter {
         try counters.flush(tx: tx, databases: databases)
         try tx.put(Keys.seq(seq), forKey: ProjectionWriter.appliedKey, in: databases.state)
         for projection in projections {
-            try tx.put(Keys.seq(UInt64(projection.version)), forKey: ProjectionWriter.versionKey(projection.name), in: databases.state)
+            try tx.put(
+                Keys.seq(UInt64(projection.version)), forKey: ProjectionWriter.versionKey(projection.name),
+                in: databases.state)
         }
     }
 

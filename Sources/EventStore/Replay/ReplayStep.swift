@@ -39,7 +39,8 @@ public struct FieldHistoryEntry: Sendable, Hashable {
     public var field: String
     /// The event that wrote (or cleared) the field, as the collection's schema reads it.
     public var event: Event
-    /// The value written; `nil` when the event cleared the field.
+    /// The value written; `nil` when the event cleared the field, or updated a set or counter
+    /// (see ``update``).
     public var value: Value?
     /// Whether the field's current state comes from this write.
     public var won: Bool
@@ -47,4 +48,6 @@ public struct FieldHistoryEntry: Sendable, Hashable {
     public var reason: String
     /// The event as the log holds it, when the schema reads it otherwise (`nil`: as logged).
     public var original: Event? = nil
+    /// The event's update of an add-wins set or counter field (`nil` for other writes).
+    public var update: FieldUpdate? = nil
 }

@@ -26,18 +26,26 @@ extension Store {
     }
 
     /// The history of one item up to `point`, event by event, with what each did to each field.
-    public func replaySteps(collection: String, item: String, to point: ReplayPoint = .seq(.max)) throws -> [ReplayStep] {
+    public func replaySteps(collection: String, item: String, to point: ReplayPoint = .seq(.max)) throws -> [ReplayStep]
+    {
         let schemas = configuration.schemaRegistry
         let logged = try read { try $0.events(collection: collection, item: item) }.filter(point.includes)
+        let sets = schemas.setFields(of: collection)
         var state = ItemState()
         var steps: [ReplayStep] = []
         for original in logged {
             // An item's history holds only the events its items took (none held back).
             guard let event = try schemas.interpret(original) else { continue }
             let before = state.values
-            let outcomes = state.apply(event, collectOutcomes: true)
+            let outcomes = state.apply(event, sets: sets, collectOutcomes: true)
             let after = state.values
             var changes: [FieldChange] = []
+            // Sets and counters the event wrote: what it changed (a removal that a concurrent
+            // addition outlived is reported below as lost).
+            let merged = Set(event.updates.keys).union(event.fields.keys.filter(sets.contains))
+            for name in merged where !outcomes.contains(where: { $0.field == name }) {
+                changes.append(FieldChange(field: name, old: before[name], new: after[name], outcome: .set))
+            }
             for outcome in outcomes {
                 let change: FieldChange.Outcome
                 switch outcome.kind {
@@ -45,7 +53,9 @@ extension Store {
                 case .cleared: change = .cleared
                 case .lost: change = .lost(to: outcome.winner?.eventID ?? event.id)
                 }
-                changes.append(FieldChange(field: outcome.field, old: before[outcome.field], new: after[outcome.field], outcome: change))
+                changes.append(
+                    FieldChange(
+                        field: outcome.field, old: before[outcome.field], new: after[outcome.field], outcome: change))
             }
             changes.sort { utf8Less($0.field, $1.field) }
             steps.append(
@@ -72,15 +82,23 @@ extension Store {
             if let event, event != logged { originals[logged.seq] = logged }
             return event
         }
+        let sets = schemas.setFields(of: collection)
+        let policies = schemas.policies(of: collection)
         var final = ItemState()
         var known = Set<String>()
         for event in events {
-            final.apply(event)
+            final.apply(event, sets: sets)
             known.formUnion(event.fields.keys)
+            known.formUnion(event.updates.keys)
         }
         let fields = field.map { [$0] } ?? known.sorted(by: utf8Less)
         var entries: [FieldHistoryEntry] = []
         for name in fields {
+            if let policy = policies[name] {
+                entries += Store.mergedHistory(
+                    of: name, policy: policy, events: events, final: final, originals: originals)
+                continue
+            }
             let current = final.fields[name]
             var writes: [FieldHistoryEntry] = []
             for event in events {
@@ -99,11 +117,13 @@ extension Store {
                     won = value == nil && final.floor?.eventID == event.id
                 }
                 writes.append(
-                    FieldHistoryEntry(field: name, event: event, value: value, won: won, reason: "", original: originals[event.seq]))
+                    FieldHistoryEntry(
+                        field: name, event: event, value: value, won: won, reason: "", original: originals[event.seq]))
             }
             writes.sort { $0.event.stamp < $1.event.stamp }
             for index in writes.indices {
-                writes[index].reason = Store.reason(for: writes[index], among: writes, current: current, floor: final.floor)
+                writes[index].reason = Store.reason(
+                    for: writes[index], among: writes, current: current, floor: final.floor)
             }
             entries.append(contentsOf: writes)
         }
@@ -111,7 +131,8 @@ extension Store {
     }
 
     static func reason(
-        for entry: FieldHistoryEntry, among writes: [FieldHistoryEntry], current: ItemState.Field?, floor: ItemState.Floor?
+        for entry: FieldHistoryEntry, among writes: [FieldHistoryEntry], current: ItemState.Field?,
+        floor: ItemState.Floor?
     ) -> String {
         let stamp = entry.event.stamp
         if entry.won {
@@ -122,12 +143,14 @@ extension Store {
         if let current {
             let winner = current.stamp
             if winner.hlc == stamp.hlc {
-                return "lost to \(current.eventID): equal clock stamps, origin \(winner.origin) orders after \(stamp.origin)"
+                return
+                    "lost to \(current.eventID): equal clock stamps, origin \(winner.origin) orders after \(stamp.origin)"
             }
             return "superseded by \(current.eventID) stamped later (\(winner.hlc))"
         }
         if let floor {
-            return "cleared by the \(floor.isDelete ? "delete" : "put") \(floor.eventID) stamped later (\(floor.stamp.hlc))"
+            return
+                "cleared by the \(floor.isDelete ? "delete" : "put") \(floor.eventID) stamped later (\(floor.stamp.hlc))"
         }
         return "superseded"
     }

@@ -1,6 +1,7 @@
-/// What an application declares about one collection's fields as its models change: the
-/// current schema version, the upcasters that bring an event written at an older version up to
-/// it, and the defaults that typed models decode for fields an item lacks.
+/// Everything an application declares about one collection, in one place: the current schema
+/// version, the upcasters that bring an event written at an older version up to it, the
+/// defaults that typed models decode for fields an item lacks, how each field merges, which
+/// fields are searchable and which are indexed.
 ///
 /// ```swift
 /// var notes = CollectionSchema("notes", version: 3, defaults: ["done": false])
@@ -8,6 +9,9 @@
 /// notes.upcast(from: 2) { event in                                    // 2 → 3: priority was text
 ///     if case .string(let text)? = event.fields["priority"] { event.fields["priority"] = .int(text == "high" ? 2 : 1) }
 /// }
+/// notes.merge("tags", as: .addWinsSet)                                // concurrent tag additions all stay
+/// notes.searchFields = [.init(name: "name", weight: 3), .init(name: "body", weight: 1)]
+/// notes.indexes = [["folder", "updatedAt"]]
 /// var configuration = Store.Configuration()
 /// configuration.schemas = [notes]
 /// ```
@@ -26,6 +30,14 @@ public struct CollectionSchema: Sendable {
     public var defaults: [String: Value]
     /// The upcasters by the version they read (each brings an event from that version to the next).
     public private(set) var upcasters: [UInt16: Upcaster] = [:]
+    /// The fields merged otherwise than last writer wins (see ``merge(_:as:)``).
+    public private(set) var mergePolicies: [String: MergePolicy] = [:]
+    /// The collection's searchable fields and weights (`nil`: those of
+    /// ``Store/Configuration/search`` for collections without their own; `[]`: no search).
+    public var searchFields: [SearchConfiguration.Field]?
+    /// The collection's declared indexes, each as its fields, most significant first (see
+    /// ``IndexDefinition``).
+    public var indexes: [[String]] = []
 
     /// Declares a collection's schema.
     ///
@@ -64,6 +76,29 @@ public struct CollectionSchema: Sendable {
     /// The versions that have an upcaster, ascending.
     public var upcastVersions: [UInt16] { upcasters.keys.sorted() }
 
+    /// Declares how `field` merges concurrent writes (see ``MergePolicy``).
+    ///
+    /// The store records the policies it is built with: declaring, changing or dropping one
+    /// rebuilds the projections on the next writable open, since the items depend on it. Typed
+    /// models decode a set field an item lacks as `[]` and a counter as `0`.
+    ///
+    /// - Parameters:
+    ///   - field: The field's name.
+    ///   - policy: How it merges.
+    public mutating func merge(_ field: String, as policy: MergePolicy) {
+        mergePolicies[field] = policy == .lastWriterWins ? nil : policy
+    }
+
+    /// The defaults typed models decode: ``defaults``, and `[]` for a set field and `0` for a
+    /// counter that neither they nor the item give a value.
+    var decodingDefaults: [String: Value] {
+        var values = defaults
+        for (field, policy) in mergePolicies where values[field] == nil {
+            values[field] = policy == .counter ? .int(0) : .array([])
+        }
+        return values
+    }
+
     /// A version's upcaster: declarative steps, or code.
     public struct Upcaster: Sendable {
         /// The steps (empty for code).
@@ -83,14 +118,15 @@ public struct CollectionSchema: Sendable {
         var recorded: SchemaRecord.Upcaster { custom == nil ? .steps(steps) : .custom }
     }
 
-    /// Checks declared schemas: valid collection names, each declared once, upcasters below
-    /// their schema's version.
+    /// Checks declared schemas: valid collection and field names, each collection declared
+    /// once, upcasters below their schema's version.
     ///
     /// - Throws: ``EventStoreError/Code/invalidName`` or ``EventStoreError/Code/configurationMismatch``.
     static func validate(_ schemas: [CollectionSchema]) throws {
         var seen: Set<String> = []
         for schema in schemas {
             try Validation.collection(schema.collection)
+            for field in schema.mergePolicies.keys { try Validation.fieldName(field) }
             guard seen.insert(schema.collection).inserted else {
                 throw EventStoreError(.configurationMismatch, "the schema of \(schema.collection) is declared twice")
             }

@@ -16,18 +16,25 @@ public struct SchemaRecord: Sendable, Hashable {
     public var version: UInt16
     /// The upcasters by the version they read.
     public var upcasters: [UInt16: Upcaster]
+    /// The fields merged otherwise than last writer wins, with their policies.
+    public var mergePolicies: [String: MergePolicy]
 
     /// Creates a record.
-    public init(collection: String, version: UInt16, upcasters: [UInt16: Upcaster] = [:]) {
+    public init(
+        collection: String, version: UInt16, upcasters: [UInt16: Upcaster] = [:],
+        mergePolicies: [String: MergePolicy] = [:]
+    ) {
         self.collection = collection
         self.version = version
         self.upcasters = upcasters
+        self.mergePolicies = mergePolicies.filter { $0.value != .lastWriterWins }
     }
 
     /// The record of a declared schema.
     init(_ schema: CollectionSchema) {
         self.init(
-            collection: schema.collection, version: schema.version, upcasters: schema.upcasters.mapValues(\.recorded))
+            collection: schema.collection, version: schema.version, upcasters: schema.upcasters.mapValues(\.recorded),
+            mergePolicies: schema.mergePolicies)
     }
 
     /// The versions that have an upcaster, ascending.
@@ -42,6 +49,7 @@ public struct SchemaRecord: Sendable, Hashable {
     /// The schema with the recorded steps (an upcaster in code is left out).
     var runnable: CollectionSchema {
         var schema = CollectionSchema(collection, version: version)
+        for (field, policy) in mergePolicies { schema.merge(field, as: policy) }
         for (from, upcaster) in upcasters {
             if case .steps(let steps) = upcaster { schema.upcast(from: from, steps) }
         }

@@ -34,9 +34,20 @@ struct SchemaRegistry: Sendable {
         schemas[collection]?.version ?? 0
     }
 
-    /// The defaults of `collection`'s typed models.
+    /// The defaults of `collection`'s typed models (with `[]` and `0` for sets and counters).
     func defaults(of collection: String) -> [String: Value] {
-        schemas[collection]?.defaults ?? [:]
+        schemas[collection]?.decodingDefaults ?? [:]
+    }
+
+    /// How `collection`'s fields merge (fields not named: last writer wins).
+    func policies(of collection: String) -> [String: MergePolicy] {
+        schemas[collection]?.mergePolicies ?? [:]
+    }
+
+    /// The fields `collection` merges as add-wins sets.
+    func setFields(of collection: String) -> Set<String> {
+        guard let policies = schemas[collection]?.mergePolicies, !policies.isEmpty else { return [] }
+        return Set(policies.filter { $0.value == .addWinsSet }.keys)
     }
 
     /// The event as the current schema reads it: upcast from its version through every later
@@ -68,7 +79,9 @@ struct SchemaRegistry: Sendable {
         do {
             try Validation.collection(upcast.collection)
             try Validation.item(upcast.item)
-            try Validation.fields(upcast.operation == .delete ? [:] : upcast.fields, operation: upcast.operation)
+            let fields = upcast.operation == .delete ? [:] : upcast.fields
+            try Validation.fields(fields, operation: upcast.operation, updates: upcast.updates.count)
+            try Validation.updates(upcast.updates, fields: fields)
         } catch let error as EventStoreError {
             throw EventStoreError(
                 .invalidEvent,
@@ -80,6 +93,7 @@ struct SchemaRegistry: Sendable {
         interpreted.item = upcast.item
         interpreted.operation = upcast.operation
         interpreted.fields = upcast.operation == .delete ? [:] : upcast.fields
+        interpreted.updates = upcast.updates
         return interpreted
     }
 }

@@ -15,6 +15,8 @@ public struct UpcastEvent: Sendable {
     public var operation: EventOperation
     /// The fields it writes.
     public var fields: [String: Value]
+    /// Its updates of add-wins sets and counters (see ``Event/updates``).
+    public var updates: [String: FieldUpdate]
     /// The version the event is at while this upcaster runs.
     public internal(set) var version: UInt16
 
@@ -23,12 +25,14 @@ public struct UpcastEvent: Sendable {
         item = event.item
         operation = event.operation
         fields = event.fields
+        updates = event.updates
         self.version = version
     }
 
-    /// Renames a field when the event writes it (a put that wrote `old` now writes `new`).
+    /// Renames a field when the event writes or updates it (a put that wrote `old` now writes
+    /// `new`).
     public mutating func renameField(_ old: String, to new: String) {
-        guard let value = fields.removeValue(forKey: old) else { return }
-        fields[new] = value
+        if let value = fields.removeValue(forKey: old) { fields[new] = value }
+        if let update = updates.removeValue(forKey: old) { updates[new] = update }
     }
 }

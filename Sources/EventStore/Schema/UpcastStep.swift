@@ -9,7 +9,9 @@
 /// ```
 ///
 /// Steps run in order; each applies to puts and patches (a delete carries no fields) and leaves
-/// an event that does not write the field alone, except ``setDefault(_:_:)``.
+/// an event that does not write the field alone, except ``setDefault(_:_:)``. Renaming,
+/// removing and moving apply to a field's updates of an add-wins set or counter too (see
+/// ``Event/updates``); the other steps change written values only.
 public enum UpcastStep: Sendable, Hashable {
     /// The field is written under a new name.
     case renameField(String, to: String)
@@ -29,7 +31,7 @@ public enum UpcastStep: Sendable, Hashable {
 
     /// Applies the step to `event`.
     func apply(to event: inout UpcastEvent) {
-        guard event.operation != .delete || isMove else { return }
+        guard event.operation != .delete || isMove || !event.updates.isEmpty else { return }
         switch self {
         case .renameField(let old, let new):
             event.renameField(old, to: new)
@@ -37,6 +39,7 @@ public enum UpcastStep: Sendable, Hashable {
             if event.operation == .put, event.fields[field] == nil { event.fields[field] = value }
         case .removeField(let field):
             event.fields[field] = nil
+            event.updates[field] = nil
         case .mapValues(let field, let mapping, let otherwise):
             guard let value = event.fields[field] else { return }
             if let mapped = mapping[value] ?? otherwise { event.fields[field] = mapped }

@@ -35,7 +35,7 @@ struct SearchIndexWriter {
         var document = Document()
         table.beginDocument()
         for field in fields {
-            guard let value = state.fields[field.name]?.value else { continue }
+            guard let value = state.value(of: field.name) else { continue }
             let weight = UInt32(field.weight)
             forEachString(in: value) { text in
                 tokenizer.forEachIndexTermBytes(in: text) { term in
@@ -50,7 +50,7 @@ struct SearchIndexWriter {
                 }
             }
         }
-        if let tags = state.fields[configuration.tagField]?.value {
+        if let tags = state.value(of: configuration.tagField) {
             var term: [UInt8] = []
             forEachString(in: tags) { tag in
                 let normalized = tokenizer.normalizeTag(tag)
@@ -79,10 +79,11 @@ struct SearchIndexWriter {
     /// The searchable parts of two states are the same: nothing to re-index.
     func searchableContentEqual(collection: String, _ lhs: ItemState, _ rhs: ItemState) -> Bool {
         guard lhs.exists == rhs.exists else { return false }
-        for field in configuration.fields(for: collection) where lhs.fields[field.name]?.value != rhs.fields[field.name]?.value {
+        for field in configuration.fields(for: collection) where lhs.value(of: field.name) != rhs.value(of: field.name)
+        {
             return false
         }
-        return lhs.fields[configuration.tagField]?.value == rhs.fields[configuration.tagField]?.value
+        return lhs.value(of: configuration.tagField) == rhs.value(of: configuration.tagField)
     }
 
     /// Re-indexes one item after a change from `before` to `after`.

@@ -14,9 +14,11 @@
 ///         string per database (sorted), u8 flags (bit 0: stale)
 /// (format 2 and 3) varint index count, then per index (sorted by collection, then fields):
 ///         string collection, varint field count, string per field
-/// (format 3 only) varint schema count, then per schema (sorted by collection):
+/// (format 3 and 4) varint schema count, then per schema (sorted by collection):
 ///         string collection, varint version, varint upcaster count, then per upcaster (by
 ///         version): varint version, u8 kind (0 code, 1 steps), [varint step count, steps]
+///         (format 4 only) varint merge policy count, then per field (sorted by name):
+///         string field, u8 policy (1 add-wins set, 2 counter)
 ///
 /// step: u8 tag, then 1 rename: string, string · 2 default: string, value · 3 remove: string ·
 ///       4 map: string, varint pair count, (value, value) per pair sorted by the key's bytes,
@@ -35,16 +37,21 @@ extension ConfigurationRecord {
     static let indexedFormatVersion: UInt8 = 2
     /// The encoding version of a record with collection schemas (format 2, then the schemas).
     static let schemaFormatVersion: UInt8 = 3
+    /// The encoding version of a record whose schemas declare merge policies (format 3, with
+    /// each schema's policies).
+    static let mergePolicyFormatVersion: UInt8 = 4
     /// The newest version this library reads.
-    static let newestFormatVersion: UInt8 = 3
+    static let newestFormatVersion: UInt8 = 4
 
     /// The record's canonical bytes.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         let format =
-            !schemas.isEmpty
-            ? ConfigurationRecord.schemaFormatVersion
-            : indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion
+            schemas.contains(where: { !$0.mergePolicies.isEmpty })
+            ? ConfigurationRecord.mergePolicyFormatVersion
+            : !schemas.isEmpty
+                ? ConfigurationRecord.schemaFormatVersion
+                : indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion
         writer.write(format)
         writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
         writer.write(string: search.tagField)
@@ -86,6 +93,13 @@ extension ConfigurationRecord {
                         for step in steps { step.write(to: &writer) }
                     case .custom, nil:
                         writer.write(UInt8(0))
+                    }
+                }
+                if format >= ConfigurationRecord.mergePolicyFormatVersion {
+                    writer.write(varint: schema.mergePolicies.count)
+                    for field in schema.mergePolicies.keys.sorted(by: utf8Less) {
+                        writer.write(string: field)
+                        writer.write(schema.mergePolicies[field] == .counter ? UInt8(2) : UInt8(1))
                     }
                 }
             }
@@ -153,7 +167,8 @@ extension ConfigurationRecord {
                     let collection = try reader.readString()
                     let version = try reader.readVarint()
                     guard version <= UInt64(UInt16.max) else {
-                        throw EventStoreError(.corrupt, "configuration record: schema of \(collection) at version \(version)")
+                        throw EventStoreError(
+                            .corrupt, "configuration record: schema of \(collection) at version \(version)")
                     }
                     var upcasters: [UInt16: SchemaRecord.Upcaster] = [:]
                     for _ in 0..<(try reader.readCount(minimumBytesEach: 2)) {
@@ -166,12 +181,29 @@ extension ConfigurationRecord {
                         case 0: upcasters[UInt16(from)] = .custom
                         case 1:
                             let count = try reader.readCount(minimumBytesEach: 2)
-                            upcasters[UInt16(from)] = .steps(try (0..<count).map { _ in try UpcastStep(reading: &reader) })
+                            upcasters[UInt16(from)] = .steps(
+                                try (0..<count).map { _ in try UpcastStep(reading: &reader) })
                         case let kind:
                             throw EventStoreError(.corrupt, "configuration record: upcaster kind \(kind)")
                         }
                     }
-                    schemas.append(SchemaRecord(collection: collection, version: UInt16(version), upcasters: upcasters))
+                    var policies: [String: MergePolicy] = [:]
+                    if format >= ConfigurationRecord.mergePolicyFormatVersion {
+                        for _ in 0..<(try reader.readCount(minimumBytesEach: 2)) {
+                            let field = try reader.readString()
+                            switch try reader.readByte() {
+                            case 1: policies[field] = .addWinsSet
+                            case 2: policies[field] = .counter
+                            case let kind:
+                                throw EventStoreError(
+                                    .corrupt, "configuration record: merge policy \(kind) of \(field)")
+                            }
+                        }
+                    }
+                    schemas.append(
+                        SchemaRecord(
+                            collection: collection, version: UInt16(version), upcasters: upcasters,
+                            mergePolicies: policies))
                 }
             }
             guard reader.isAtEnd else {

@@ -1,7 +1,7 @@
 import Foundation
+import LMDB
 import Logging
 import Synchronization
-import LMDB
 
 extension Store {
     /// What ``restamp(from:)`` or ``adopt(_:)`` changed.
@@ -45,7 +45,8 @@ extension Store {
         try environment.read { tx in
             try tx.withCursor(on: schema.eventIDs) { cursor in
                 let prefix = Array(Keys.eventID(EventID(origin: origin, sequence: 0)).prefix(16))
-                let entry = try cursor.seek(atLeast: Keys.eventID(EventID(origin: origin, sequence: .max))) != nil
+                let entry =
+                    try cursor.seek(atLeast: Keys.eventID(EventID(origin: origin, sequence: .max))) != nil
                     ? try cursor.previous() : try cursor.last()
                 guard let key = entry?.key, key.count == 24, key.starts(with: prefix) else { return 0 }
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
@@ -186,7 +187,8 @@ extension Store {
                 try tx.forEach(in: schema.eventIDs, from: start) { key, value in
                     guard key.count == 24, key.starts(with: origin) else { return false }
                     var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
-                    moving.append((try Keys.seq(from: value), EventID(origin: id.origin, sequence: try reader.readUInt64())))
+                    moving.append(
+                        (try Keys.seq(from: value), EventID(origin: id.origin, sequence: try reader.readUInt64())))
                     return !adopting
                 }
             }
@@ -195,15 +197,25 @@ extension Store {
             }
             moving.sort { $0.seq < $1.seq }
             var change = ReplicaIDChange(previous: current, current: current, restampedUnder: fresh, restamped: [])
+            // A moved event's removals name the additions it saw by id: those it saw among the
+            // moved events now have their new ids.
+            var renamed: [EventID: EventID] = [:]
             for (index, entry) in moving.enumerated() {
-                let newID = EventID(origin: fresh, sequence: UInt64(index) + 1)
+                renamed[entry.id] = EventID(origin: fresh, sequence: UInt64(index) + 1)
+            }
+            for entry in moving {
+                let newID = renamed[entry.id]!
                 let key = Keys.seq(entry.seq)
                 guard
                     var event = try key.withUnsafeBytes({ key in
                         try tx.value(forKey: key, in: schema.events).map { try Event(decoding: $0, seq: entry.seq) }
                     })
-                else { throw EventStoreError(.corrupt, "event id \(entry.id) names seq \(entry.seq), which the log does not hold") }
+                else {
+                    throw EventStoreError(
+                        .corrupt, "event id \(entry.id) names seq \(entry.seq), which the log does not hold")
+                }
                 event.id = newID
+                event.renameSeenAdditions(renamed)
                 try tx.put(event.encoded(), forKey: key, in: schema.events)
                 _ = try tx.delete(Keys.eventID(entry.id), in: schema.eventIDs)
                 guard try tx.put(key, forKey: Keys.eventID(newID), in: schema.eventIDs, options: .noOverwrite) else {

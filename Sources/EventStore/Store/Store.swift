@@ -1,5 +1,5 @@
-import Logging
 import LMDB
+import Logging
 import Synchronization
 
 /// An event store: an append-only event log with items and a search index derived from it.
@@ -75,7 +75,8 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    private init(environment: Environment, configuration: Configuration) throws {
+    private init(environment: Environment, configuration declared: Configuration) throws {
+        let configuration = try declared.foldingSchemas()
         self.environment = environment
         self.path = environment.path
         self.logger = configuration.logger

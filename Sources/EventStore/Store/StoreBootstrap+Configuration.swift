@@ -62,7 +62,8 @@ extension StoreBootstrap {
                 record.indexes = indexes
                 try Meta.setConfigurationRecord(writable, schema.meta, record)
             }
-            return ConfigurationOutcome(search: configuration.search, indexes: indexes, schemas: schemas, needsRebuild: false)
+            return ConfigurationOutcome(
+                search: configuration.search, indexes: indexes, schemas: schemas, needsRebuild: false)
         }
         guard let writable else {
             return ConfigurationOutcome(
@@ -140,7 +141,8 @@ extension StoreBootstrap {
                     throw EventStoreError(
                         .configurationMismatch,
                         "\(path) reads \(old.collection) at schema version \(old.version) through upcasters in code, but "
-                            + "this open declares no schema for it: add its CollectionSchema to Store.Configuration.schemas")
+                            + "this open declares no schema for it: add its CollectionSchema to Store.Configuration.schemas"
+                    )
                 }
                 schemas.append(old)
                 continue
@@ -154,7 +156,10 @@ extension StoreBootstrap {
             if new != old { changes = true }
         }
         let known = Set(recorded.map(\.collection))
-        for new in declared where !known.contains(new.collection) && !new.upcasters.isEmpty { changes = true }
+        for new in declared
+        where !known.contains(new.collection) && (!new.upcasters.isEmpty || !new.mergePolicies.isEmpty) {
+            changes = true
+        }
         return (schemas, changes)
     }
 

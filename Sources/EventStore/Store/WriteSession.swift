@@ -53,11 +53,24 @@ final class WriteSession {
         let before = try itemRecord(itemKey, in: tx)
         var clock = state.clock
         let schemas = projections.schemas
+        let current = schemas.version(of: change.collection)
+        let version = change.schema == 0 ? current : change.schema
+        // Sets and counters are written as updates against what this replica holds; a change
+        // that names an older version is read through the upcasters, as written.
+        var parts = (fields: change.fields, updates: [String: FieldUpdate]())
+        if version == current {
+            parts = try before.state.eventParts(for: change, policies: schemas.policies(of: change.collection))
+        } else if let name = change.edits.keys.first {
+            throw EventStoreError(
+                .invalidEvent,
+                "the change to \(change.collection)/\(change.item) edits \(name.debugDescription) at schema version "
+                    + "\(version): edits are made at the current version (\(current))")
+        }
         let event = Event(
             seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence + 1),
-            hlc: clock.tick(), base: before.state.version?.hlc ?? .zero, collection: change.collection, item: change.item,
-            operation: change.operation, fields: change.fields,
-            schema: change.schema == 0 ? schemas.version(of: change.collection) : change.schema)
+            hlc: clock.tick(), base: before.state.version?.hlc ?? .zero, collection: change.collection,
+            item: change.item,
+            operation: change.operation, fields: parts.fields, schema: version, updates: parts.updates)
         let encoded = event.encoded()
         let limit = store.configuration.maxEventBytes
         guard encoded.count <= limit else {
@@ -81,7 +94,8 @@ final class WriteSession {
         let moved = applied.collection != event.collection || applied.item != event.item
         let appliedKey = moved ? Keys.item(applied.collection, applied.item) : itemKey
         try record(
-            event, encoded: encoded, applying: (applied, moved ? try itemRecord(appliedKey, in: tx) : before, appliedKey),
+            event, encoded: encoded,
+            applying: (applied, moved ? try itemRecord(appliedKey, in: tx) : before, appliedKey),
             in: tx)
         return event
     }
@@ -94,9 +108,10 @@ final class WriteSession {
         let seq = state.head + 1
         let idKey = Keys.eventID(event.id)
         guard try tx.put(Keys.seq(seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
-            let existing = try idKey.withUnsafeBytes { key in
-                try tx.value(forKey: key, in: store.schema.eventIDs).map { try Keys.seq(from: $0) }
-            } ?? 0
+            let existing =
+                try idKey.withUnsafeBytes { key in
+                    try tx.value(forKey: key, in: store.schema.eventIDs).map { try Keys.seq(from: $0) }
+                } ?? 0
             try checkSameContent(checked, at: existing, in: tx)
             return .duplicate(seq: existing)
         }

@@ -203,7 +203,8 @@ extension ConfigurationRecord {
     /// "projections"}` and, when the store declares indexes, `"indexes"`, and schemas, `"schemas"`;
     /// each field list an array of `{"name", "weight"}`, each projection `{"name", "version",
     /// "databases", "stale"}`, each index `{"name", "collection", "fields"}`, each schema
-    /// `{"collection", "version", "upcasters": [{"from", "steps": [text…]} or {"from", "code": true}]}`.
+    /// `{"collection", "version", "upcasters": [{"from", "steps": [text…]} or {"from", "code": true}],
+    /// "merge": {field: "add-wins-set"|"counter"}}`.
     var json: Value {
         func fields(_ fields: [SearchConfiguration.Field]) -> Value {
             .array(fields.map { ["name": .string($0.name), "weight": .int(Int64($0.weight))] })
@@ -240,6 +241,7 @@ extension ConfigurationRecord {
                                 }
                                 return .object(upcaster)
                             }),
+                        "merge": .object(schema.mergePolicies.mapValues { .string($0.description) }),
                     ]
                 })
         }
@@ -270,8 +272,10 @@ extension ConfigurationRecord {
                 case .custom?, nil: "\(from)→\(from + 1): code"
                 }
             }
+            let policies = schema.mergePolicies.keys.sorted().map { "\($0) \(schema.mergePolicies[$0]!)" }
             parts.append(
-                "schema \(schema.collection) v\(schema.version)" + (upcasters.isEmpty ? "" : " (" + upcasters.joined(separator: "; ") + ")"))
+                "schema \(schema.collection) v\(schema.version)" + (upcasters.isEmpty ? "" : " (" + upcasters.joined(separator: "; ") + ")")
+                    + (policies.isEmpty ? "" : " merging " + policies.joined(separator: ", ")))
         }
         return parts.joined(separator: "; ")
     }

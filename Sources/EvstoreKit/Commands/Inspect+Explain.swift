@@ -14,21 +14,25 @@ extension Inspect {
             case conflict(lostTo: EventID)
             /// A later `put` without the field, or a `delete`, cleared it.
             case cleared(by: EventID)
+            /// An update of an add-wins set or counter: it takes part in the field's value as
+            /// the reason says (additions kept or taken away, removals, increments).
+            case merged
 
-            /// `won`, `overwritten`, `conflict` or `cleared`.
+            /// `won`, `overwritten`, `conflict`, `cleared` or `merged`.
             public var name: String {
                 switch self {
                 case .won: "won"
                 case .overwritten: "overwritten"
                 case .conflict: "conflict"
                 case .cleared: "cleared"
+                case .merged: "merged"
                 }
             }
 
             /// The event that beat the write, if any.
             public var beatenBy: EventID? {
                 switch self {
-                case .won: nil
+                case .won, .merged: nil
                 case .overwritten(let id), .conflict(let id), .cleared(let id): id
                 }
             }
@@ -46,6 +50,11 @@ extension Inspect {
             public var reason: String
             /// The event as the log holds it, when the collection's schema upcast it.
             public var original: Event? = nil
+            /// The event's update of an add-wins set or counter (`nil` for other writes).
+            public var update: FieldUpdate? = nil
+            /// For an update: whether it holds part of the field's value now (an addition in
+            /// the set, a removal that took effect, an increment).
+            public var counts = false
         }
 
         /// One field's history.
@@ -77,7 +86,9 @@ extension Inspect {
         if names.local == nil { names.local = store.replicaID }
         let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
         let entries = try store.history(collection: collection, item: id, field: field)
-        if entries.isEmpty || (field != nil && !entries.contains { $0.event.fields[$0.field] != nil }) {
+        if entries.isEmpty
+            || (field != nil && !entries.contains { $0.event.fields[$0.field] != nil || $0.update != nil })
+        {
             throw ToolError("no writes to \(field.map { "field \"\($0)\" of " } ?? "")\(collection)/\(id)")
         }
         let (conflicts, seqs, current) = try store.read { reader in
@@ -103,6 +114,14 @@ extension Inspect {
             var explained: [Explanation.Write] = []
             for (index, entry) in writes.enumerated() {
                 let event = entry.event
+                if let update = entry.update {
+                    // The engine explains set and counter updates (Store.history).
+                    explained.append(
+                        Explanation.Write(
+                            event: event, value: nil, outcome: .merged, reason: entry.reason, original: entry.original,
+                            update: update, counts: entry.won))
+                    continue
+                }
                 let outcome: Explanation.Outcome
                 let reason: String
                 if entry.won {
@@ -112,7 +131,8 @@ extension Inspect {
                     } else if writes.count == 1 {
                         reason = "holds the field: the only write to it"
                     } else if writes.contains(where: { $0.event.id != event.id && $0.event.hlc == event.hlc }) {
-                        reason = "holds the field: the latest stamp of \(writes.count) writes (an equal clock stamp is ordered by replica id)"
+                        reason =
+                            "holds the field: the latest stamp of \(writes.count) writes (an equal clock stamp is ordered by replica id)"
                     } else {
                         reason = "holds the field: the latest stamp of \(writes.count) writes, on every replica"
                     }
@@ -122,7 +142,9 @@ extension Inspect {
                     let winner = names.event(record.winner.event)
                     reason =
                         "lost a conflict to \(label(record.winner.event)): neither write had seen the other; "
-                        + (tie ? "equal clock stamps, and \(winner)'s replica id orders after" : "\(winner) has the later stamp")
+                        + (tie
+                            ? "equal clock stamps, and \(winner)'s replica id orders after"
+                            : "\(winner) has the later stamp")
                 } else if let next = writes[(index + 1)...].first {
                     let nextLabel = label(next.event.id)
                     if next.value == nil {
@@ -130,7 +152,8 @@ extension Inspect {
                         reason = "cleared by the later \(next.event.operation) \(nextLabel)"
                     } else if next.event.base < event.hlc {
                         outcome = .conflict(lostTo: next.event.id)
-                        reason = "lost a conflict to \(nextLabel): it was written without seeing this write, and has the later stamp"
+                        reason =
+                            "lost a conflict to \(nextLabel): it was written without seeing this write, and has the later stamp"
                     } else {
                         outcome = .overwritten(by: next.event.id)
                         reason = "overwritten by \(nextLabel), written after it"
@@ -153,8 +176,10 @@ extension Inspect {
     ///
     /// JSON lines, one per write, oldest stamp first within each field: `{"collection", "item",
     /// "field", "seq", "event", "origin", "hlc", "op", "value", "cleared", "won", "outcome":
-    /// "won"|"overwritten"|"conflict"|"cleared", "beaten_by", "reason", "schema", "original"}`
-    /// (`original`: the event as logged when its collection's schema upcast it, else null).
+    /// "won"|"overwritten"|"conflict"|"cleared"|"merged", "beaten_by", "reason", "schema",
+    /// "original", "update"}` (`original`: the event as logged when its collection's schema
+    /// upcast it, else null; `update`: an add-wins set's or counter's update, as in the event's
+    /// JSON, else null — `won` then says whether it holds part of the value).
     public static func explain(
         store: Store, collection: String?, item: String, field: String?, format: OutputFormat,
         names: ReplicaNames = ReplicaNames(), output: Output
@@ -166,16 +191,21 @@ extension Inspect {
         case .jsonl:
             for field in explanation.fields {
                 for write in field.writes {
-                    output.line(Rendering.jsonLine([
-                        "collection": .string(explanation.collection), "item": .string(explanation.id),
-                        "field": .string(field.name), "seq": .int(Int64(write.event.seq)),
-                        "event": Rendering.json(write.event.id), "origin": .string(write.event.id.origin.description),
-                        "hlc": Rendering.json(write.event.hlc), "op": .string("\(write.event.operation)"),
-                        "value": write.value ?? .null, "cleared": .bool(write.value == nil),
-                        "won": .bool(write.outcome == .won), "outcome": .string(write.outcome.name),
-                        "beaten_by": write.outcome.beatenBy.map(Rendering.json) ?? .null, "reason": .string(write.reason),
-                        "schema": .int(Int64(write.event.schema)), "original": write.original.map(Rendering.logged) ?? .null,
-                    ]))
+                    output.line(
+                        Rendering.jsonLine([
+                            "collection": .string(explanation.collection), "item": .string(explanation.id),
+                            "field": .string(field.name), "seq": .int(Int64(write.event.seq)),
+                            "event": Rendering.json(write.event.id),
+                            "origin": .string(write.event.id.origin.description),
+                            "hlc": Rendering.json(write.event.hlc), "op": .string("\(write.event.operation)"),
+                            "value": write.value ?? .null, "cleared": .bool(write.value == nil && write.update == nil),
+                            "won": .bool(write.outcome == .won || write.counts), "outcome": .string(write.outcome.name),
+                            "beaten_by": write.outcome.beatenBy.map(Rendering.json) ?? .null,
+                            "reason": .string(write.reason),
+                            "schema": .int(Int64(write.event.schema)),
+                            "original": write.original.map(Rendering.logged) ?? .null,
+                            "update": write.update?.jsonValue ?? .null,
+                        ]))
                 }
             }
         case .table:
@@ -188,8 +218,10 @@ extension Inspect {
                 table.maxCellWidth = 48
                 for write in field.writes {
                     table.add([
-                        write.outcome == .won ? "✔" : " ", "\(write.event.seq)", Rendering.stamp(write.event.hlc),
-                        names.label(write.event.id.origin), "\(write.event.operation)", Rendering.text(write.value),
+                        write.outcome == .won || write.counts ? "✔" : " ", "\(write.event.seq)",
+                        Rendering.stamp(write.event.hlc),
+                        names.label(write.event.id.origin), "\(write.event.operation)",
+                        write.update.map(Rendering.update) ?? Rendering.text(write.value),
                     ])
                 }
                 let lines = table.render()

@@ -9,6 +9,15 @@ public enum Rendering {
         return String(decoding: value.jsonBytes(), as: UTF8.self)
     }
 
+    /// An add-wins set's or counter's update in a few characters: `+3`, `+["work"] −["draft"]`.
+    public static func update(_ update: FieldUpdate) -> String {
+        if let increment = update.increment { return increment >= 0 ? "+\(increment)" : "−\(-Int(increment))" }
+        var parts: [String] = []
+        if !update.add.isEmpty { parts.append("+" + text(.array(update.add))) }
+        if !update.remove.isEmpty { parts.append("−" + text(.array(update.remove.map(\.element)))) }
+        return parts.isEmpty ? "(as it was)" : parts.joined(separator: " ")
+    }
+
     /// Fields as `name=value` pairs in name order.
     public static func fields(_ fields: [String: Value]) -> String {
         fields.keys.sorted().map { "\($0)=\(text(fields[$0]))" }.joined(separator: " ")

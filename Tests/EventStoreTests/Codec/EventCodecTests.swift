@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The binary encodings of values, events and item states: lossless, deterministic, pinned to
 /// the documented layout, and safe on malformed bytes.
@@ -11,7 +11,8 @@ struct EventCodecTests {
 
     static func event(_ operation: EventOperation, fields: [String: Value]) -> Event {
         Event(
-            seq: 7, id: EventID(origin: origin, sequence: 300), hlc: HLCTimestamp(physical: CoreFixtures.epoch, logical: 9),
+            seq: 7, id: EventID(origin: origin, sequence: 300),
+            hlc: HLCTimestamp(physical: CoreFixtures.epoch, logical: 9),
             base: HLCTimestamp(physical: CoreFixtures.epoch - 5, logical: 0), collection: "notes", item: "n/1 ✓",
             operation: operation, fields: fields, schema: 65_535)
     }
@@ -34,7 +35,9 @@ struct EventCodecTests {
         // String equality is canonical equivalence; the bytes must survive exactly.
         if let text = value.stringValue { #expect(Array(decoded.stringValue!.utf8) == Array(text.utf8)) }
         // -0.0 == 0.0, so compare bit patterns.
-        if case .double(let number) = value, case .double(let back) = decoded { #expect(back.bitPattern == number.bitPattern) }
+        if case .double(let number) = value, case .double(let back) = decoded {
+            #expect(back.bitPattern == number.bitPattern)
+        }
     }
 
     @Test func valueBytesFollowTheDocumentedTags() {
@@ -76,7 +79,9 @@ struct EventCodecTests {
         for name in names.reversed() { backward[name] = .string(name) }
         var nested: [String: Value] = [:]
         for name in names.shuffled() { nested[name] = .object(forward) }
-        #expect(EventCodecTests.event(.put, fields: forward).encoded() == EventCodecTests.event(.put, fields: backward).encoded())
+        #expect(
+            EventCodecTests.event(.put, fields: forward).encoded()
+                == EventCodecTests.event(.put, fields: backward).encoded())
         #expect(
             EventCodecTests.event(.patch, fields: ["o": .object(forward)]).encoded()
                 == EventCodecTests.event(.patch, fields: ["o": .object(backward)]).encoded())
@@ -118,8 +123,11 @@ struct EventCodecTests {
         var format = bytes
         format[0] = 0
         await expectStoreError(.corrupt, "format 0") { _ = try Event(decoding: format, seq: 1) }
-        format[0] = 2
+        format[0] = 3
         await expectStoreError(.unsupportedFormat, "a newer format") { _ = try Event(decoding: format, seq: 1) }
+        // Format 2 carries updates after the fields: none there is a corrupt event.
+        format[0] = 2
+        await expectStoreError(.corrupt, "format 2 without updates") { _ = try Event(decoding: format, seq: 1) }
         var tag = bytes
         tag[tag.count - 2] = 42  // the value tag of field "a"
         await expectStoreError(.corrupt, "unknown value tag") { _ = try Event(decoding: tag, seq: 1) }
@@ -183,9 +191,13 @@ struct EventCodecTests {
         let decoded = try JSONDecoder().decode(Value.self, from: data)
         #expect(decoded == .object(values))
         #expect(try JSONDecoder().decode(Value.self, from: Data("[1, 1.5, true, null]".utf8)) == [1, 1.5, true, nil])
-        #expect(try JSONDecoder().decode(Value.self, from: Data("9007199254740993".utf8)) == .int(9_007_199_254_740_993), "ints stay exact")
+        #expect(
+            try JSONDecoder().decode(Value.self, from: Data("9007199254740993".utf8)) == .int(9_007_199_254_740_993),
+            "ints stay exact")
         let sorted = JSONEncoder()
         sorted.outputFormatting = .sortedKeys
-        #expect(String(decoding: try sorted.encode(Value.object(["b": 1, "a": "x", "c": [1.5, nil]])), as: UTF8.self) == #"{"a":"x","b":1,"c":[1.5,null]}"#)
+        #expect(
+            String(decoding: try sorted.encode(Value.object(["b": 1, "a": "x", "c": [1.5, nil]])), as: UTF8.self)
+                == #"{"a":"x","b":1,"c":[1.5,null]}"#)
     }
 }

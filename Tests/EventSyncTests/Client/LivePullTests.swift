@@ -58,9 +58,10 @@ struct ServiceLivePullTests {
         let started = ContinuousClock.now
         let page = try await service.pull(store: "notes", after: 1, wait: .seconds(25))
         #expect(page.events.isEmpty && page.head == 1)
-        // Answered at the server's 200 ms bound, not after the 25 s asked for. The bound is far
-        // from 200 ms on purpose: inside the parallel CI run this pull once took 12 s.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Answered at the server's 200 ms bound, not after the 25 s asked for: without the bound
+        // the pull cannot answer before 25 s, so that is the line, by construction (inside the
+        // parallel test run on a starved machine this pull once took 12 s, and once 23 s).
+        #expect(ContinuousClock.now - started < .seconds(25))
     }
 
     @Test func automaticSyncLearnsOfOtherReplicasThroughTheLivePull() async throws {

@@ -43,6 +43,11 @@ public func initializeEventBinary(_ argc: UnsafeMutablePointer<CInt>, _ argv: Un
               fields: ["content": "메모 kiwi"], schema: 2),
         Event(id: EventID(origin: origin, sequence: 3), hlc: HLCTimestamp(physical: 1_800_000_000_002, logical: 0),
               collection: "tasks", item: "t", operation: .delete),
+        // Updates of an add-wins set and a counter (event format 2).
+        Event(id: EventID(origin: origin, sequence: 4), hlc: HLCTimestamp(physical: 1_800_000_000_003, logical: 0),
+              collection: "notes", item: "n1", operation: .patch, fields: ["title": "t"],
+              updates: ["tags": FieldUpdate(add: ["work"], remove: [.init(element: "draft", seen: [EventID(origin: origin, sequence: 1)])]),
+                        "views": .increment(-3)]),
     ]
     for (index, event) in samples.enumerated() {
         let bytes = event.encoded()

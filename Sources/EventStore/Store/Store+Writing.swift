@@ -109,6 +109,11 @@ extension Store {
             try Validation.change(change)
             let estimate = 48 + change.collection.utf8.count + change.item.utf8.count
                 + change.fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes }
+                + change.edits.reduce(0) { total, edit in
+                    // A removal names the additions it saw: 24 bytes each, one per element at least.
+                    total + edit.key.utf8.count + 16
+                        + (edit.value.add + edit.value.remove).reduce(0) { $0 + $1.estimatedBytes + 24 }
+                }
             if estimate > configuration.maxEventBytes / 2 { try Validation.size(of: change, limit: configuration.maxEventBytes) }
             bytes += estimate
         }

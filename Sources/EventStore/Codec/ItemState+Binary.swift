@@ -86,9 +86,8 @@ extension ItemState {
                 writer.write(string: name)
                 write(set.touched)
                 writer.write(varint: set.elements.count)
-                let elements = set.elements.map { ($0.key.encodedBytes, $0.value) }
-                for (element, state) in elements.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
-                    writer.write(raw: element)
+                for (key, state) in set.elements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                    writer.write(raw: key)
                     writer.write(varint: state.live.count)
                     for addition in state.live {
                         write(addition.stamp)
@@ -168,8 +167,7 @@ extension ItemState {
             var set = SetField(touched: try stamp(&reader))
             let elementCount = try reader.readCount(minimumBytesEach: 3)
             for _ in 0..<elementCount {
-                let element = try reader.readValue(depth: 1)
-                var state = SetField.Element()
+                var state = SetField.Element(value: try reader.readValue(depth: 1))
                 let liveCount = try reader.readCount(minimumBytesEach: 10)
                 for _ in 0..<liveCount {
                     state.live.append(SetField.Addition(stamp: try stamp(&reader), sequence: try reader.readVarint()))
@@ -178,7 +176,10 @@ extension ItemState {
                 for _ in 0..<removedCount {
                     state.removed.append(EventID(origin: try origin(&reader), sequence: try reader.readVarint()))
                 }
-                set.elements[element] = state
+                // Kept in order whatever the bytes held: lookups search them.
+                state.live.sort()
+                state.removed.sort()
+                set.elements[state.value.encodedBytes] = state
             }
             sets[name] = set
         }

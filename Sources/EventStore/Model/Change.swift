@@ -21,11 +21,19 @@ public struct Change: Sendable, Hashable {
     /// Edits of fields merged as add-wins sets or counters (see ``FieldEdit``); a patch may
     /// carry only edits.
     public var edits: [String: FieldEdit]
+    /// The version of the item the change was made from (``Item/version`` as it was read), or
+    /// `nil` for the item as the store holds it when the change is written.
+    ///
+    /// Give it when a change writes what was read some time before (an edit screen open while
+    /// sync ran): a whole list or number written to an add-wins set or counter then keeps the
+    /// additions and increments made since, rather than undoing them, and a write it overwrites
+    /// unseen is recorded as a conflict.
+    public var base: HLCTimestamp?
 
     /// Creates a change.
     public init(
         collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0,
-        edits: [String: FieldEdit] = [:]
+        edits: [String: FieldEdit] = [:], base: HLCTimestamp? = nil
     ) {
         self.collection = collection
         self.item = item
@@ -33,16 +41,23 @@ public struct Change: Sendable, Hashable {
         self.fields = fields
         self.schema = schema
         self.edits = edits
+        self.base = base
     }
 
-    /// Replaces the item with `fields`.
-    public static func put(_ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0) -> Change {
-        Change(collection: collection, item: id, operation: .put, fields: fields, schema: schema)
+    /// Replaces the item with `fields` (made from the item at version `base`, when given: see
+    /// ``base``).
+    public static func put(
+        _ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0, base: HLCTimestamp? = nil
+    ) -> Change {
+        Change(collection: collection, item: id, operation: .put, fields: fields, schema: schema, base: base)
     }
 
-    /// Sets `fields` on the item, keeping its other fields.
-    public static func patch(_ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0) -> Change {
-        Change(collection: collection, item: id, operation: .patch, fields: fields, schema: schema)
+    /// Sets `fields` on the item, keeping its other fields (made from the item at version
+    /// `base`, when given: see ``base``).
+    public static func patch(
+        _ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0, base: HLCTimestamp? = nil
+    ) -> Change {
+        Change(collection: collection, item: id, operation: .patch, fields: fields, schema: schema, base: base)
     }
 
     /// Deletes the item.

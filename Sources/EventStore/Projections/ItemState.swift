@@ -76,11 +76,8 @@ struct ItemState: Sendable, Hashable {
     }
 
     /// Applies `event` and reports what happened to each field it touched.
-    ///
-    /// - Parameter sets: The fields the event's collection merges as add-wins sets: a value
-    ///   written to one of them adds its elements (see `ItemState+Merge`).
     @discardableResult
-    mutating func apply(_ event: Event, sets setFields: Set<String> = [], collectOutcomes: Bool = false) -> [Outcome] {
+    mutating func apply(_ event: Event, collectOutcomes: Bool = false) -> [Outcome] {
         let stamp = event.stamp
         var outcomes: [Outcome] = []
         if version.map({ stamp > $0 }) ?? true { version = stamp }
@@ -104,11 +101,8 @@ struct ItemState: Sendable, Hashable {
             }
         }
 
-        if !event.updates.isEmpty || !setFields.isEmpty {
-            outcomes += applyMerged(event, sets: setFields, collectOutcomes: collectOutcomes)
-        }
+        if !event.updates.isEmpty { outcomes += applyMerged(event, collectOutcomes: collectOutcomes) }
         for (name, value) in event.fields {
-            if !setFields.isEmpty && setFields.contains(name) { continue }
             let write = Field(value: value, stamp: stamp, sequence: event.id.sequence, base: event.base)
             if let existing = fields[name] {
                 if existing.stamp > stamp {
@@ -155,7 +149,7 @@ struct ItemState: Sendable, Hashable {
 
     /// One field's live value.
     func value(of name: String) -> Value? {
-        if !sets.isEmpty || !counters.isEmpty, let merged = mergedValue(of: name) { return merged }
+        if !sets.isEmpty || !counters.isEmpty { return mergedValue(of: name) }
         return fields[name]?.value
     }
 }

@@ -53,7 +53,7 @@ final class ProjectionWriter {
         try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.items)
         let before = record.state
         var after = before
-        let outcomes = after.apply(event, sets: schemas.setFields(of: event.collection), collectOutcomes: true)
+        let outcomes = after.apply(event, collectOutcomes: true)
         var searchDocument = record.searchDocument
         if !defersSearch {
             // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).

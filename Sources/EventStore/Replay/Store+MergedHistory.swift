@@ -10,24 +10,22 @@ extension Store {
         func list(_ values: [Value]) -> String { values.map(text).joined(separator: ", ") }
         var entries: [FieldHistoryEntry] = []
         for event in events {
-            let update: FieldUpdate
-            var value: Value?
-            if let written = event.updates[name] {
-                update = written
-            } else if let written = event.fields[name] {
-                // A whole value written without updates (an older replica, an import).
-                value = written
-                guard policy == .addWinsSet else {
-                    entries.append(
-                        FieldHistoryEntry(
-                            field: name, event: event, value: written, won: final.fields[name]?.eventID == event.id,
-                            reason: final.fields[name]?.eventID == event.id
-                                ? "the counter's own value: increments add to it"
-                                : "a value a later write replaced", original: originals[event.seq]))
-                    continue
-                }
-                update = FieldUpdate(add: ItemState.elements(of: written))
-            } else {
+            guard let update = event.updates[name] else {
+                // A whole value written with no update: the field's own value (last writer
+                // wins), from a replica that merges the field otherwise or from before.
+                guard event.fields[name] != nil || event.operation != .patch else { continue }
+                let holds = final.fields[name]?.eventID == event.id
+                let value = event.fields[name]
+                let what =
+                    policy == .counter
+                    ? "the counter's own value: increments add to it"
+                    : "the set's own list: additions add to it, removals take from it"
+                entries.append(
+                    FieldHistoryEntry(
+                        field: name, event: event, value: value, won: holds && value != nil,
+                        reason: value == nil
+                            ? "cleared the field's own value (a \(event.operation))"
+                            : holds ? what : "a value a later write replaced", original: originals[event.seq]))
                 continue
             }
             var reasons: [String] = []
@@ -38,7 +36,7 @@ extension Store {
             }
             if !update.add.isEmpty {
                 let live = update.add.filter { element in
-                    set?.live(element).contains { $0.eventID == event.id } ?? false
+                    set?.live(element.encodedBytes).contains { $0.eventID == event.id } ?? false
                 }
                 won = !live.isEmpty
                 if !live.isEmpty { reasons.append("adds \(list(live)): in the set") }
@@ -46,7 +44,9 @@ extension Store {
                 if !gone.isEmpty { reasons.append("adds \(list(gone)): taken away by a removal that saw it") }
             }
             for removal in update.remove {
-                let outliving = (set?.live(removal.element) ?? []).filter { !removal.seen.contains($0.eventID) }
+                let outliving = (set?.live(removal.element.encodedBytes) ?? []).filter {
+                    !removal.seen.contains($0.eventID)
+                }
                 let seen =
                     removal.seen.count == 1 ? "the addition it saw" : "the \(removal.seen.count) additions it saw"
                 if outliving.isEmpty {
@@ -64,7 +64,7 @@ extension Store {
             }
             entries.append(
                 FieldHistoryEntry(
-                    field: name, event: event, value: value, won: won, reason: reasons.joined(separator: "; "),
+                    field: name, event: event, value: nil, won: won, reason: reasons.joined(separator: "; "),
                     original: originals[event.seq], update: update))
         }
         return entries.sorted { $0.event.stamp < $1.event.stamp }

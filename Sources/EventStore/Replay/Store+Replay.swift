@@ -30,20 +30,18 @@ extension Store {
     {
         let schemas = configuration.schemaRegistry
         let logged = try read { try $0.events(collection: collection, item: item) }.filter(point.includes)
-        let sets = schemas.setFields(of: collection)
         var state = ItemState()
         var steps: [ReplayStep] = []
         for original in logged {
             // An item's history holds only the events its items took (none held back).
             guard let event = try schemas.interpret(original) else { continue }
             let before = state.values
-            let outcomes = state.apply(event, sets: sets, collectOutcomes: true)
+            let outcomes = state.apply(event, collectOutcomes: true)
             let after = state.values
             var changes: [FieldChange] = []
             // Sets and counters the event wrote: what it changed (a removal that a concurrent
             // addition outlived is reported below as lost).
-            let merged = Set(event.updates.keys).union(event.fields.keys.filter(sets.contains))
-            for name in merged where !outcomes.contains(where: { $0.field == name }) {
+            for name in event.updates.keys where !outcomes.contains(where: { $0.field == name }) {
                 changes.append(FieldChange(field: name, old: before[name], new: after[name], outcome: .set))
             }
             for outcome in outcomes {
@@ -82,12 +80,11 @@ extension Store {
             if let event, event != logged { originals[logged.seq] = logged }
             return event
         }
-        let sets = schemas.setFields(of: collection)
         let policies = schemas.policies(of: collection)
         var final = ItemState()
         var known = Set<String>()
         for event in events {
-            final.apply(event, sets: sets)
+            final.apply(event)
             known.formUnion(event.fields.keys)
             known.formUnion(event.updates.keys)
         }

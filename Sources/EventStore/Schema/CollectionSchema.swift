@@ -78,9 +78,10 @@ public struct CollectionSchema: Sendable {
 
     /// Declares how `field` merges concurrent writes (see ``MergePolicy``).
     ///
-    /// The store records the policies it is built with: declaring, changing or dropping one
-    /// rebuilds the projections on the next writable open, since the items depend on it. Typed
-    /// models decode a set field an item lacks as `[]` and a counter as `0`.
+    /// The policy decides how this application's writes to the field become events (additions,
+    /// removals, increments); items do not depend on it, so declaring or changing one rebuilds
+    /// nothing. The store records it, so that tools write as the application does. Typed models
+    /// decode a set field an item lacks as `[]` and a counter as `0`.
     ///
     /// - Parameters:
     ///   - field: The field's name.

@@ -44,12 +44,6 @@ struct SchemaRegistry: Sendable {
         schemas[collection]?.mergePolicies ?? [:]
     }
 
-    /// The fields `collection` merges as add-wins sets.
-    func setFields(of collection: String) -> Set<String> {
-        guard let policies = schemas[collection]?.mergePolicies, !policies.isEmpty else { return [] }
-        return Set(policies.filter { $0.value == .addWinsSet }.keys)
-    }
-
     /// The event as the current schema reads it: upcast from its version through every later
     /// one; `nil` for an event of a newer version than declared (written by a newer application,
     /// received through sync), which this open cannot read: the log keeps it and sync passes it

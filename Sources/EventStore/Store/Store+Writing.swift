@@ -1,5 +1,5 @@
-import Synchronization
 import Foundation
+import Synchronization
 
 extension Store {
     /// Runs `body` on the writer thread in a write transaction, and returns its result once the
@@ -54,7 +54,8 @@ extension Store {
         return box.get()
     }
 
-    func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T {
+    func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T
+    {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
@@ -107,14 +108,30 @@ extension Store {
         var bytes = 0
         for change in changes {
             try Validation.change(change)
-            let estimate = 48 + change.collection.utf8.count + change.item.utf8.count
+            if !change.edits.isEmpty {
+                let policies = configuration.schemaRegistry.policies(of: change.collection)
+                for (name, edit) in change.edits {
+                    let wanted: MergePolicy = edit.increment == nil ? .addWinsSet : .counter
+                    guard policies[name] == wanted else {
+                        throw EventStoreError(
+                            .invalidEvent,
+                            "cannot \(edit.increment == nil ? "add or remove" : "increment") field \(name.debugDescription) "
+                                + "of \(change.collection): it merges as \(policies[name] ?? .lastWriterWins) (declare its "
+                                + "merge policy in the collection's schema: CollectionSchema.merge(_:as:))")
+                    }
+                }
+            }
+            let estimate =
+                48 + change.collection.utf8.count + change.item.utf8.count
                 + change.fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes }
                 + change.edits.reduce(0) { total, edit in
                     // A removal names the additions it saw: 24 bytes each, one per element at least.
                     total + edit.key.utf8.count + 16
                         + (edit.value.add + edit.value.remove).reduce(0) { $0 + $1.estimatedBytes + 24 }
                 }
-            if estimate > configuration.maxEventBytes / 2 { try Validation.size(of: change, limit: configuration.maxEventBytes) }
+            if estimate > configuration.maxEventBytes / 2 {
+                try Validation.size(of: change, limit: configuration.maxEventBytes)
+            }
             bytes += estimate
         }
         try Validation.batch(count: changes.count, bytes: bytes, configuration: configuration)

@@ -153,13 +153,11 @@ extension StoreBootstrap {
                     "\(path) holds \(old.collection) at schema version \(old.version), newer than this open's "
                         + "\(new.version): open it with an application that knows version \(old.version)")
             }
-            if new != old { changes = true }
+            // Merge policies decide only how local writes become events: items do not depend on them.
+            if new.version != old.version || new.upcasters != old.upcasters { changes = true }
         }
         let known = Set(recorded.map(\.collection))
-        for new in declared
-        where !known.contains(new.collection) && (!new.upcasters.isEmpty || !new.mergePolicies.isEmpty) {
-            changes = true
-        }
+        for new in declared where !known.contains(new.collection) && !new.upcasters.isEmpty { changes = true }
         return (schemas, changes)
     }
 

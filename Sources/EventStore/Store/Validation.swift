@@ -167,7 +167,8 @@ enum Validation {
     }
 
     /// Checks the encoded size of the event a change would become. Its id, stamps and seq get
-    /// their widest encodings, so a change that passes here fits when it is stamped.
+    /// their widest encodings, so a change without edits of sets and counters that passes here
+    /// fits when it is stamped (the updates those become are checked when they are made).
     static func size(of change: Change, limit: Int) throws {
         let widest = HLCTimestamp(rawValue: .max)
         let event = Event(

@@ -59,18 +59,25 @@ final class WriteSession {
         // that names an older version is read through the upcasters, as written.
         var parts = (fields: change.fields, updates: [String: FieldUpdate]())
         if version == current {
-            parts = try before.state.eventParts(for: change, policies: schemas.policies(of: change.collection))
+            parts = try before.state.eventParts(
+                for: change, policies: schemas.policies(of: change.collection), base: change.base,
+                incrementsSince: { name in
+                    try self.increments(of: name, itemKey: itemKey, after: change.base ?? .zero, in: tx)
+                })
+            try Validation.updates(parts.updates, fields: parts.fields)
         } else if let name = change.edits.keys.first {
             throw EventStoreError(
                 .invalidEvent,
                 "the change to \(change.collection)/\(change.item) edits \(name.debugDescription) at schema version "
                     + "\(version): edits are made at the current version (\(current))")
         }
+        // The writer saw the item as it was at the change's base, when it names one.
+        let seen = before.state.version?.hlc ?? .zero
         let event = Event(
             seq: state.head + 1, id: EventID(origin: state.replica, sequence: state.originSequence + 1),
-            hlc: clock.tick(), base: before.state.version?.hlc ?? .zero, collection: change.collection,
-            item: change.item,
-            operation: change.operation, fields: parts.fields, schema: version, updates: parts.updates)
+            hlc: clock.tick(), base: min(change.base ?? seen, seen), collection: change.collection,
+            item: change.item, operation: change.operation, fields: parts.fields, schema: version,
+            updates: parts.updates)
         let encoded = event.encoded()
         let limit = store.configuration.maxEventBytes
         guard encoded.count <= limit else {
@@ -90,6 +97,17 @@ final class WriteSession {
                 .invalidEvent,
                 "the change to \(change.collection)/\(change.item) names schema version \(event.schema), above the "
                     + "\(schemas.version(of: change.collection)) this store declares")
+        }
+        if version != current {
+            // Sets and counters are written against what the replica holds, at the current version.
+            let policies = schemas.policies(of: applied.collection)
+            if let name = applied.fields.keys.first(where: { (policies[$0] ?? .lastWriterWins) != .lastWriterWins }) {
+                throw EventStoreError(
+                    .invalidEvent,
+                    "the change to \(change.collection)/\(change.item) at schema version \(version) writes "
+                        + "\(name.debugDescription), which \(applied.collection) merges as \(policies[name]!): write it "
+                        + "at the current version (\(current))")
+            }
         }
         let moved = applied.collection != event.collection || applied.item != event.item
         let appliedKey = moved ? Keys.item(applied.collection, applied.item) : itemKey
@@ -149,6 +167,31 @@ final class WriteSession {
         if event.id.origin == state.replica {
             state.originSequence = max(state.originSequence, event.id.sequence)
         }
+    }
+
+    /// What increments stamped after `base` added to counter `name` of an item: walks the
+    /// item's history (only a change made from an older version of the item asks).
+    private func increments(of name: String, itemKey: [UInt8], after base: HLCTimestamp, in tx: ReadTransaction) throws
+        -> Int64
+    {
+        let prefix = itemKey + [0]
+        var sum: Int64 = 0
+        try prefix.withUnsafeBytes { start in
+            try tx.forEach(in: projections.databases.items, from: start) { key, _ in
+                guard key.starts(with: prefix), key.count == prefix.count + 8 else { return false }
+                let seq = try Keys.seq(from: UnsafeRawBufferPointer(rebasing: key[prefix.count...]))
+                let logged = try Keys.seq(seq).withUnsafeBytes { key in
+                    try tx.value(forKey: key, in: store.schema.events).map { try Event(decoding: $0, seq: seq) }
+                }
+                if let logged, logged.hlc > base, let event = try projections.schemas.interpret(logged),
+                    let increment = event.updates[name]?.increment
+                {
+                    sum &+= increment
+                }
+                return true
+            }
+        }
+        return sum
     }
 
     /// The item's merged state and search document, or an empty record.

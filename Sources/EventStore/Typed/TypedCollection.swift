@@ -41,10 +41,35 @@ where Model.ID: Sendable {
         try await store.put(name, id: String(describing: model.id), fields: try ModelCoding.fields(of: model))
     }
 
+    /// Reads a model, lets `body` change it and writes it back, in one write transaction: what
+    /// other replicas added to its sets and counters in the meantime cannot be undone by it.
+    ///
+    /// ```swift
+    /// try await notes.update("n1") { note in note.tags.append("urgent") }
+    /// ```
+    ///
+    /// Prefer it to ``get(_:)`` then ``put(_:)-(Model)`` when a model with add-wins sets or
+    /// counters is edited some time after it was read (an edit screen open while sync runs).
+    ///
+    /// - Returns: The event written, or `nil` when the item does not exist (`body` is not called).
+    /// - Throws: What `body` throws (nothing is written), or what decoding or writing the model throws.
+    @discardableResult
+    public func update(_ id: Model.ID, _ body: @escaping @Sendable (inout Model) throws -> Void) async throws -> Event?
+    {
+        let (name, key, defaults) = (self.name, String(describing: id), self.defaults)
+        return try await store.write { writer -> Event? in
+            guard let item = try writer.item(name, key) else { return nil }
+            var model: Model = try ModelCoding.model(item, defaults: defaults)
+            try body(&model)
+            return try writer.append(.put(name, id: key, fields: try ModelCoding.fields(of: model), base: item.version))
+        }
+    }
+
     /// Replaces the items of several models in one atomic batch.
     @discardableResult
     public func put(_ models: [Model]) async throws -> [Event] {
-        try await store.append(models.map { .put(name, id: String(describing: $0.id), fields: try ModelCoding.fields(of: $0)) })
+        try await store.append(
+            models.map { .put(name, id: String(describing: $0.id), fields: try ModelCoding.fields(of: $0)) })
     }
 
     /// Sets some fields of a model's item, named as in the model's coding keys.
@@ -141,7 +166,8 @@ enum ModelCoding {
         } catch let error as DecodingError {
             var failure = error
             if case .typeMismatch(_, let context) = error, context.codingPath.map(\.stringValue) == ["id"],
-                let number = Int64(item.id).map(Value.int) ?? Double(item.id).flatMap({ $0.isFinite ? .double($0) : nil })
+                let number = Int64(item.id).map(Value.int)
+                    ?? Double(item.id).flatMap({ $0.isFinite ? .double($0) : nil })
             {
                 do {
                     return try decode(item, id: number)
@@ -188,7 +214,9 @@ enum ModelCoding {
         // A stored property prints as its name; a computed one (`<computed 0x… (Int)>` on Linux),
         // a nested, optional-chained or subscript path does not.
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
-            name.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil })
+            name.unicodeScalars.allSatisfy({
+                $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
+            })
         else { return nil }
         return String(name)
     }

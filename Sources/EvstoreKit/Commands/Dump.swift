@@ -115,7 +115,7 @@ public struct Dump: Sendable {
             case .table:
                 table.add([
                     "\(event.seq)", Rendering.shortID(event.id), Rendering.stamp(event.hlc), "\(event.operation)",
-                    "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
+                    "\(event.collection)/\(event.item)", Rendering.changes(of: event),
                 ])
             }
             return true
@@ -147,7 +147,10 @@ public struct Dump: Sendable {
                         count += 1
                         switch format {
                         case .jsonl: output.line(Rendering.jsonLine(item))
-                        case .table: table.add([item.collection, item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)])
+                        case .table:
+                            table.add([
+                                item.collection, item.id, Rendering.stamp(item.version), Rendering.fields(item.fields),
+                            ])
                         }
                     }
                     cursor = page.next
@@ -167,7 +170,10 @@ public struct Dump: Sendable {
                     count += 1
                     switch format {
                     case .jsonl:
-                        output.line(Rendering.jsonLine(["collection": .string(name), "term": .string(term), "items": .int(Int64(documents))]))
+                        output.line(
+                            Rendering.jsonLine([
+                                "collection": .string(name), "term": .string(term), "items": .int(Int64(documents)),
+                            ]))
                     case .table: table.add([name, term, "\(documents)"])
                     }
                     return true
@@ -196,13 +202,18 @@ public struct Dump: Sendable {
             switch format {
             case .jsonl:
                 func write(_ write: FieldWrite) -> Value {
-                    ["event": Rendering.json(write.event), "hlc": Rendering.json(write.hlc), "value": write.value ?? .null,
-                     "cleared": .bool(write.value == nil)]
+                    [
+                        "event": Rendering.json(write.event), "hlc": Rendering.json(write.hlc),
+                        "value": write.value ?? .null,
+                        "cleared": .bool(write.value == nil),
+                    ]
                 }
-                output.line(Rendering.jsonLine([
-                    "seq": .int(Int64(record.seq)), "collection": .string(record.collection), "item": .string(record.item),
-                    "field": .string(record.field), "winner": write(record.winner), "loser": write(record.loser),
-                ]))
+                output.line(
+                    Rendering.jsonLine([
+                        "seq": .int(Int64(record.seq)), "collection": .string(record.collection),
+                        "item": .string(record.item),
+                        "field": .string(record.field), "winner": write(record.winner), "loser": write(record.loser),
+                    ]))
             case .table:
                 table.add([
                     "\(record.seq)", "\(record.collection)/\(record.item)", record.field,

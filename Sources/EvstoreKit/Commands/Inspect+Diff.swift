@@ -119,27 +119,31 @@ extension Inspect {
         switch format {
         case .jsonl:
             for entry in result.fields {
-                output.line(Rendering.jsonLine([
-                    "kind": "field", "collection": .string(entry.collection), "id": .string(entry.id),
-                    "field": .string(entry.field), "a": entry.a ?? .null, "b": entry.b ?? .null,
-                    "in_a": .bool(entry.a != nil), "in_b": .bool(entry.b != nil),
-                ]))
+                output.line(
+                    Rendering.jsonLine([
+                        "kind": "field", "collection": .string(entry.collection), "id": .string(entry.id),
+                        "field": .string(entry.field), "a": entry.a ?? .null, "b": entry.b ?? .null,
+                        "in_a": .bool(entry.a != nil), "in_b": .bool(entry.b != nil),
+                    ]))
             }
             for (kind, events) in [("only-in-a", result.onlyInA), ("only-in-b", result.onlyInB)] {
                 for event in events {
-                    output.line(Rendering.jsonLine([
-                        "kind": .string(kind), "seq": .int(Int64(event.seq)), "event": Rendering.json(event.id),
-                        "hlc": Rendering.json(event.hlc), "op": .string("\(event.operation)"),
-                        "collection": .string(event.collection), "item": .string(event.item),
-                    ]))
+                    output.line(
+                        Rendering.jsonLine([
+                            "kind": .string(kind), "seq": .int(Int64(event.seq)), "event": Rendering.json(event.id),
+                            "hlc": Rendering.json(event.hlc), "op": .string("\(event.operation)"),
+                            "collection": .string(event.collection), "item": .string(event.item),
+                        ]))
                 }
             }
             for (a, b) in result.conflictingIDs {
-                output.line(Rendering.jsonLine([
-                    "kind": "id-conflict", "event": Rendering.json(a.id), "seq_a": .int(Int64(a.seq)),
-                    "seq_b": .int(Int64(b.seq)), "digest_a": .string(a.digest.description),
-                    "digest_b": .string(b.digest.description), "collection": .string(a.collection), "item": .string(a.item),
-                ]))
+                output.line(
+                    Rendering.jsonLine([
+                        "kind": "id-conflict", "event": Rendering.json(a.id), "seq_a": .int(Int64(a.seq)),
+                        "seq_b": .int(Int64(b.seq)), "digest_a": .string(a.digest.description),
+                        "digest_b": .string(b.digest.description), "collection": .string(a.collection),
+                        "item": .string(a.item),
+                    ]))
             }
         case .table:
             output.line("A  \(labels.a)  (\(result.countsA.events) events, \(result.countsA.items) items)")
@@ -155,11 +159,16 @@ extension Inspect {
             }
             if !result.fields.isEmpty {
                 let items = Set(result.fields.map { "\($0.collection)/\($0.id)" }).count
-                output.line("\(result.fields.count) field\(result.fields.count == 1 ? " differs" : "s differ") in \(items) item\(items == 1 ? "" : "s"):")
+                output.line(
+                    "\(result.fields.count) field\(result.fields.count == 1 ? " differs" : "s differ") in \(items) item\(items == 1 ? "" : "s"):"
+                )
                 var table = Table(columns: ["item", "field", "A", "B"])
                 table.maxCellWidth = 40
                 for entry in result.fields.prefix(limit) {
-                    table.add(["\(entry.collection)/\(entry.id)", entry.field, Rendering.text(entry.a), Rendering.text(entry.b)])
+                    table.add([
+                        "\(entry.collection)/\(entry.id)", entry.field, Rendering.text(entry.a),
+                        Rendering.text(entry.b),
+                    ])
                 }
                 table.render().forEach { output.line("  " + $0) }
                 if result.fields.count > limit { output.line("  … and \(result.fields.count - limit) more (--limit)") }
@@ -167,14 +176,15 @@ extension Inspect {
             }
             for (side, events) in [("A", result.onlyInA), ("B", result.onlyInB)] where !events.isEmpty {
                 let other = side == "A" ? "B" : "A"
-                output.line("\(events.count) event\(events.count == 1 ? "" : "s") only in \(side) (\(other) lacks them):")
+                output.line(
+                    "\(events.count) event\(events.count == 1 ? "" : "s") only in \(side) (\(other) lacks them):")
                 var table = Table(columns: ["seq", "event", "stamp (HLC)", "op", "item", "fields"])
                 table.rightAligned = [0]
                 table.maxCellWidth = 40
                 for event in events.prefix(limit) {
                     table.add([
                         "\(event.seq)", Rendering.shortID(event.id), Rendering.stamp(event.hlc), "\(event.operation)",
-                        "\(event.collection)/\(event.item)", Rendering.fields(event.fields),
+                        "\(event.collection)/\(event.item)", Rendering.changes(of: event),
                     ])
                 }
                 table.render().forEach { output.line("  " + $0) }
@@ -189,7 +199,8 @@ extension Inspect {
                 var table = Table(columns: ["event", "A (seq, digest)", "B (seq, digest)", "item"])
                 for (a, b) in result.conflictingIDs.prefix(limit) {
                     table.add([
-                        Rendering.shortID(a.id), "\(a.seq) \(a.digest)", "\(b.seq) \(b.digest)", "\(a.collection)/\(a.item)",
+                        Rendering.shortID(a.id), "\(a.seq) \(a.digest)", "\(b.seq) \(b.digest)",
+                        "\(a.collection)/\(a.item)",
                     ])
                 }
                 table.render().forEach { output.line("  " + $0) }

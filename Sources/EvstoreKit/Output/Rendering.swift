@@ -11,11 +11,18 @@ public enum Rendering {
 
     /// An add-wins set's or counter's update in a few characters: `+3`, `+["work"] −["draft"]`.
     public static func update(_ update: FieldUpdate) -> String {
-        if let increment = update.increment { return increment >= 0 ? "+\(increment)" : "−\(-Int(increment))" }
+        if let increment = update.increment { return (increment >= 0 ? "+" : "−") + "\(increment.magnitude)" }
         var parts: [String] = []
         if !update.add.isEmpty { parts.append("+" + text(.array(update.add))) }
         if !update.remove.isEmpty { parts.append("−" + text(.array(update.remove.map(\.element)))) }
         return parts.isEmpty ? "(as it was)" : parts.joined(separator: " ")
+    }
+
+    /// An event's fields and updates: `name=value` pairs, then `views+3` or
+    /// `tags+["a"] −["b"]`, each in name order.
+    public static func changes(of event: Event) -> String {
+        let updates = event.updates.keys.sorted().map { "\($0)" + update(event.updates[$0]!) }
+        return ([fields(event.fields)].filter { !$0.isEmpty } + updates).joined(separator: " ")
     }
 
     /// Fields as `name=value` pairs in name order.
@@ -39,12 +46,21 @@ public enum Rendering {
         [
             "op": .string("\(event.operation)"), "collection": .string(event.collection), "item": .string(event.item),
             "schema": .int(Int64(event.schema)), "fields": .object(event.fields),
+            "updates": .object(event.updates.mapValues(\.jsonValue)),
         ]
     }
 
     /// One line saying that an event was read upcast, and how the log holds it.
     public static func upcastNote(_ original: Event) -> String {
-        let fields = String(decoding: Value.object(original.fields).jsonBytes(), as: UTF8.self)
+        var fields = String(decoding: Value.object(original.fields).jsonBytes(), as: UTF8.self)
+        if !original.updates.isEmpty {
+            fields +=
+                " "
+                + changes(
+                    of: Event(
+                        id: original.id, hlc: original.hlc, collection: original.collection, item: original.item,
+                        operation: original.operation, updates: original.updates))
+        }
         return "(upcast from schema version \(original.schema); logged as \(original.operation) "
             + "\(original.collection)/\(original.item) \(Table.cut(fields, 80)))"
     }

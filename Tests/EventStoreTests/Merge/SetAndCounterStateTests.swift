@@ -10,7 +10,6 @@ struct SetAndCounterStateTests {
     static let a = ReplicaID(high: 1, low: 1)
     static let b = ReplicaID(high: 2, low: 2)
     static let c = ReplicaID(high: 3, low: 3)
-    static let sets: Set<String> = ["tags"]
 
     static func at(_ millisecond: UInt64) -> HLCTimestamp { HLCTimestamp(physical: F.epoch + millisecond, logical: 0) }
 
@@ -25,7 +24,7 @@ struct SetAndCounterStateTests {
 
     static func state(_ events: [Event]) -> ItemState {
         var state = ItemState()
-        for event in events { state.apply(event, sets: sets) }
+        for event in events { state.apply(event) }
         return state
     }
 
@@ -71,15 +70,38 @@ struct SetAndCounterStateTests {
         let state = Self.merged([added, first, second])
         #expect(state.values["tags"] == ["y"])
         // The removals remember the addition they took: the same bytes in every order above.
-        #expect(state.sets["tags"]?.elements["x"]?.removed == [Self.id(Self.a, 1)])
+        #expect(state.sets["tags"]?.elements[Value.string("x").encodedBytes]?.removed == [Self.id(Self.a, 1)])
     }
 
-    @Test func aWholeListWithoutUpdatesAddsItsElements() {
-        // An older replica writes the list as a plain value.
+    @Test func aWholeListWithoutUpdatesIsTheSetsOwnListLastWriterWins() {
+        // An older replica (or the app before the field was declared a set) writes whole lists.
         let plain = Self.event(Self.a, 1, at: 1, op: .put, fields: ["title": "t", "tags": ["a", "b"]], [:])
         let added = Self.event(Self.b, 1, at: 2, ["tags": FieldUpdate(add: ["c"])])
-        let state = Self.merged([plain, added])
-        #expect(state.values == ["title": "t", "tags": ["a", "b", "c"]])
+        #expect(Self.merged([plain, added]).values == ["title": "t", "tags": ["a", "b", "c"]])
+        // A later whole list replaces the earlier one; the additions stay.
+        let replaced = Self.event(Self.a, 2, at: 3, fields: ["tags": ["b"]], [:])
+        #expect(Self.merged([plain, added, replaced]).values["tags"] == ["b", "c"])
+        // A removal takes an element of the own list by naming the list's write.
+        let removed = Self.event(
+            Self.c, 1, at: 4, ["tags": FieldUpdate(remove: [.init(element: "a", seen: [Self.id(Self.a, 1)])])])
+        #expect(Self.merged([plain, added, removed]).values["tags"] == ["b", "c"])
+        // A delete clears the own list, as it clears any field's value.
+        let deleted = Self.event(Self.b, 2, at: 5, op: .delete, [:])
+        let recreated = Self.event(Self.a, 3, at: 6, fields: ["title": "new"], [:])
+        #expect(Self.merged([plain, deleted, recreated]).values == ["title": "new"])
+    }
+
+    @Test func elementsAreToldApartByTheirBytesNotByEquality() {
+        // "é" composed and decomposed: equal as Swift strings, different bytes.
+        let composed = Value.string("caf\u{E9}")
+        let decomposed = Value.string("cafe\u{301}")
+        #expect(composed == decomposed)
+        let first = Self.event(Self.a, 1, at: 1, ["tags": FieldUpdate(add: [composed])])
+        let second = Self.event(Self.b, 1, at: 1, ["tags": FieldUpdate(add: [decomposed])])
+        let state = Self.merged([first, second])
+        #expect(state.sets["tags"]?.elements.count == 2)
+        #expect(
+            state.values["tags"]?.arrayValue?.map(\.encodedBytes) == [composed.encodedBytes, decomposed.encodedBytes])
     }
 
     @Test func aDeleteHidesConcurrentAdditionsUntilALaterWriteRevivesTheItem() {
@@ -120,9 +142,7 @@ struct SetAndCounterStateTests {
     @Test func localWritesBecomeTheUpdatesThatTakeTheFieldThere() throws {
         let policies: [String: MergePolicy] = ["tags": .addWinsSet, "views": .counter]
         var state = ItemState()
-        state.apply(
-            Self.event(Self.a, 1, at: 1, ["tags": FieldUpdate(add: ["a", "b"]), "views": .increment(4)]),
-            sets: Self.sets)
+        state.apply(Self.event(Self.a, 1, at: 1, ["tags": FieldUpdate(add: ["a", "b"]), "views": .increment(4)]))
 
         let put = try state.eventParts(
             for: .put("notes", id: "x", fields: ["title": "t", "tags": ["b", "c"], "views": 10]), policies: policies)
@@ -145,7 +165,18 @@ struct SetAndCounterStateTests {
         let edit = try state.eventParts(
             for: .edit("notes", id: "x", ["tags": FieldEdit(add: ["a"], remove: ["b", "zzz"])]), policies: policies)
         #expect(
-            edit.updates["tags"] == FieldUpdate(add: ["a"], remove: [.init(element: "b", seen: [Self.id(Self.a, 1)])]))
+            edit.updates["tags"] == FieldUpdate(remove: [.init(element: "b", seen: [Self.id(Self.a, 1)])]),
+            "adding an element the set holds changes nothing")
+
+        // Made from an older version of the item: what was added or counted since stays.
+        var later = state
+        later.apply(Self.event(Self.b, 1, at: 5, ["tags": FieldUpdate(add: ["c"]), "views": .increment(10)]))
+        let read = Self.at(1)
+        let stale = try later.eventParts(
+            for: .put("notes", id: "x", fields: ["title": "t", "tags": ["a"], "views": 4], base: read),
+            policies: policies, base: read, incrementsSince: { $0 == "views" ? 10 : 0 })
+        #expect(stale.updates["tags"] == FieldUpdate(remove: [.init(element: "b", seen: [Self.id(Self.a, 1)])]))
+        #expect(stale.updates["views"] == .increment(0), "the 4 it read, written back: the 10 counted since stay")
 
         #expect(throws: EventStoreError.self) {
             try state.eventParts(for: .increment("notes", id: "x", field: "tags"), policies: policies)
@@ -183,7 +214,7 @@ struct SetAndCounterStateTests {
                     // Receive everything another replica holds.
                     let other = Int(random.next() % 3)
                     for event in logs[other] where !logs[replica].contains(where: { $0.id == event.id }) {
-                        states[replica].apply(event, sets: Self.sets)
+                        states[replica].apply(event)
                         logs[replica].append(event)
                     }
                     continue
@@ -209,7 +240,7 @@ struct SetAndCounterStateTests {
                     id: EventID(origin: origins[replica], sequence: sequences[replica]), hlc: Self.at(clock),
                     base: states[replica].version?.hlc ?? .zero, collection: "notes", item: "x",
                     operation: change.operation, fields: parts.fields, updates: parts.updates)
-                states[replica].apply(event, sets: Self.sets)
+                states[replica].apply(event)
                 logs[replica].append(event)
                 all.append(event)
             }
@@ -218,7 +249,7 @@ struct SetAndCounterStateTests {
             let reference = Self.state(shuffled)
             for replica in 0..<3 {
                 for event in all where !logs[replica].contains(where: { $0.id == event.id }) {
-                    states[replica].apply(event, sets: Self.sets)
+                    states[replica].apply(event)
                 }
                 #expect(states[replica].encoded() == reference.encoded(), "seed \(seed), replica \(replica)")
             }

@@ -77,7 +77,8 @@ extension SyncService {
         do {
             try StoreName.validate(name)
             let push = CheckedPush(
-                request: request, events: try SyncService.check(request.events, limit: configuration.storeConfiguration.maxEventBytes),
+                request: request,
+                events: try SyncService.check(request.events, limit: configuration.storeConfiguration.maxEventBytes),
                 check: check, credential: credential,
                 maxClockSkewMilliseconds: configuration.storeConfiguration.maxClockSkewMilliseconds,
                 serverTime: configuration.storeConfiguration.physicalClock())
@@ -125,21 +126,33 @@ extension SyncService {
         _ name: String, after: UInt64, limit: Int?, check: ContinuityCheck?, wait: Duration = .zero, keepEvents: Bool,
         logger: Logger
     ) async throws -> EncodedPage {
-        let limits = configuration.limits
-        let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
-        guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
-        guard wait >= .zero, wait <= SyncLimits.maxPullWait else {
-            throw SyncError(.invalidRequest, "wait must be between 0 and \(SyncLimits.maxPullWait.components.seconds) seconds")
-        }
-        let request = PageRequest(
-            after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: check,
-            wait: min(wait, configuration.pullWaitLimit), keepsEvents: keepEvents)
+        let request = try pageRequest(after: after, limit: limit, check: check, wait: wait, keepEvents: keepEvents)
         do {
             try StoreName.validate(name)
             return try await storage.page(name, request, logger: logger)
         } catch {
             throw SyncService.syncError(error)
         }
+    }
+
+    /// What a pull asks of the storage: the page size within the limits, and a wait of at most
+    /// the server's ``Configuration/pullWaitLimit``.
+    ///
+    /// - Throws: ``SyncError/Code/invalidRequest`` for a limit below 1 or a wait outside 0…25 s.
+    package func pageRequest(after: UInt64, limit: Int?, check: ContinuityCheck?, wait: Duration, keepEvents: Bool)
+        throws
+        -> PageRequest
+    {
+        let limits = configuration.limits
+        let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
+        guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
+        guard wait >= .zero, wait <= SyncLimits.maxPullWait else {
+            throw SyncError(
+                .invalidRequest, "wait must be between 0 and \(SyncLimits.maxPullWait.components.seconds) seconds")
+        }
+        return PageRequest(
+            after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: check,
+            wait: min(wait, configuration.pullWaitLimit), keepsEvents: keepEvents)
     }
 
     /// Checks every event of a push (names, fields, size), encoding each once.

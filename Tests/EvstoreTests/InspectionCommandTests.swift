@@ -16,11 +16,13 @@ struct InspectionCommandTests {
         let hits = JSONLines.objects(korean)
         #expect(hits.count == 1, "\(korean)")
         let hit = try #require(hits.first)
-        #expect(JSONLines.keys(hit) == ["collection", "fields", "id", "score"])
+        #expect(JSONLines.keys(hit) == ["collection", "fields", "highlights", "id", "score"])
+        #expect(JSONLines.canonical(hit["highlights"]) == "{}", "no snippets unless asked")
         #expect(JSONLines.string(hit, "collection") == "notes")
         #expect(JSONLines.string(hit, "id") == "n3")
         #expect(((hit["score"] as? NSNumber)?.doubleValue ?? 0) > 0)
-        #expect(JSONLines.canonical(hit["fields"]) == JSONLines.canonical(fields: MixedStore.expectedItems["notes/n3"]!))
+        #expect(
+            JSONLines.canonical(hit["fields"]) == JSONLines.canonical(fields: MixedStore.expectedItems["notes/n3"]!))
 
         let cases: [([String], [String])] = [
             (["milk"], ["tasks/t1"]),
@@ -36,12 +38,42 @@ struct InspectionCommandTests {
         for (arguments, expected) in cases {
             let result = try await EvstoreProcess.run(["search", fixture.path] + arguments + ["--format", "jsonl"])
             #expect(result.status == 0, "\(result)")
-            let found = JSONLines.objects(result).map { "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "")" }
+            let found = JSONLines.objects(result).map {
+                "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "")"
+            }
             #expect(found == expected, "search \(arguments)")
         }
         let table = try await EvstoreProcess.run(["search", fixture.path, "동기화", "--format", "table"])
         #expect(table.status == 0, "\(table)")
         #expect(table.stdout.contains("notes/n3") && table.stdout.contains("동기화 회의"), "\(table)")
+    }
+
+    @Test("search --snippets --facets: the matched ranges and marked snippets, then the facets and total")
+    func snippetsAndFacets() async throws {
+        let directory = TemporaryDirectory(prefix: "evstore-inspect")
+        defer { directory.remove() }
+        let fixture = try MixedStore(in: directory)
+        let result = try await EvstoreProcess.run(
+            ["search", fixture.path, "동기화", "--snippets", "--facets", "tags", "--format", "jsonl"])
+        #expect(result.status == 0, "\(result)")
+        let lines = JSONLines.objects(result)
+        try #require(lines.count == 2, "one result, then the facets: \(result)")
+        let highlights = try #require(JSONLines.object(lines[0], "highlights"))
+        let content = try #require(JSONLines.object(highlights, "content"))
+        #expect(JSONLines.string(content, "marked") == "오프라인에서 <b>동기화</b>를 테스트했다")
+        // 오프라인에서 is 18 bytes of UTF-8, and a space: 동기화 spans bytes 19 to 28.
+        #expect(JSONLines.canonical(content["ranges"]) == "[[19,28]]")
+        #expect(JSONLines.canonical(lines[1]) == #"{"facets":{"tags":[{"count":1,"value":"회의"}]},"total":1}"#)
+
+        let table = try await EvstoreProcess.run(
+            [
+                "search", fixture.path, "동기화", "--snippets", "--facets", "tags", "--where", "tags == null", "--format",
+                "table",
+            ])
+        #expect(table.status == 0, "\(table)")
+        #expect(table.stdout.contains("0 hits") && table.stdout.contains("tags: (none)"), "\(table)")
+        let bad = try await EvstoreProcess.run(["search", fixture.path, "x", "--where", "tags ~~ 1"])
+        #expect(bad.status != 0 && bad.stderr.contains("unknown operator"), "\(bad)")
     }
 
     @Test("stats --format jsonl: counts per collection, conflicts, and one line per named database")
@@ -65,7 +97,8 @@ struct InspectionCommandTests {
         }
         #expect(databases["events"] == 8)
         #expect(databases["event_ids"] == 8)
-        #expect(databases["g0.items"] == 12, "three items, the deleted n2's tombstone and the 8 events of their histories")
+        #expect(
+            databases["g0.items"] == 12, "three items, the deleted n2's tombstone and the 8 events of their histories")
         #expect(databases["g0.conflicts"] == 1)
         #expect(databases["meta"] != nil)
 

@@ -33,22 +33,15 @@ extension StoreReader {
     /// Searches one collection's full-text index for `text` among the items that match `filter`
     /// (search within a folder, within open tasks), best first.
     ///
-    /// The filter is checked on the search hits, best first, until `limit` pass: no index is
-    /// needed, and the cost grows with the number of hits the filter rejects before the page is
-    /// full.
+    /// The filter is checked on every hit (``SearchQuery/filter``): no index is needed, and the
+    /// cost grows with the number of hits.
     ///
     /// ```swift
     /// let hits = try store.search("sync", in: "notes", filter: .equal("folder", "work"))
     /// ```
-    public func search(_ text: String, in collection: String, filter: Filter?, limit: Int = 20) throws -> [SearchResult] {
-        guard let filter else { return try search(SearchQuery(text, collection: collection, limit: limit)) }
-        var window = max(limit * 4, 64)
-        while true {
-            let hits = try search(SearchQuery(text, collection: collection, limit: window))
-            let passing = hits.filter { filter.matches($0.item.fields) }
-            if passing.count >= limit || hits.count < window { return Array(passing.prefix(limit)) }
-            window *= 4
-        }
+    public func search(_ text: String, in collection: String, filter: Filter?, limit: Int = 20) throws -> [SearchResult]
+    {
+        try search(SearchQuery(text, collection: collection, limit: limit, filter: filter))
     }
 }
 
@@ -77,7 +70,8 @@ extension Store {
 
     /// Full-text search within the items that match a filter (see
     /// ``StoreReader/search(_:in:filter:limit:)``).
-    public func search(_ text: String, in collection: String, filter: Filter?, limit: Int = 20) throws -> [SearchResult] {
+    public func search(_ text: String, in collection: String, filter: Filter?, limit: Int = 20) throws -> [SearchResult]
+    {
         try read { try $0.search(text, in: collection, filter: filter, limit: limit) }
     }
 }

@@ -29,31 +29,77 @@ struct SearchEngine {
         var position: Int
     }
 
-    func search(_ query: SearchQuery) throws -> [SearchResult] {
-        guard query.limit > 0, query.offset >= 0 else { return [] }
+    func search(_ query: SearchQuery) throws -> SearchPage {
+        guard query.limit >= 0, query.offset >= 0 else { return SearchPage(results: [], total: 0, facets: [:]) }
         var index = try IndexReader(tx: reader.tx, databases: databases)
         let collections = try query.collection.map { [$0] } ?? allCollections()
         var hits: [(docID: UInt32, score: Double)] = []
         for collection in collections {
             hits.append(contentsOf: try candidates(query, in: collection, index: &index))
         }
-        // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so the
-        // order among equal scores does not depend on doc ids (it is decided by item key below).
-        let wanted = query.offset + query.limit
-        if hits.count > wanted {
-            let threshold = SearchEngine.kthLargest(hits.lazy.map(\.score), k: wanted)
-            hits.removeAll { $0.score < threshold }
-        }
         var resolved: [(key: [UInt8], score: Double)] = []
-        for hit in hits {
-            guard let key = try index.itemKey(of: hit.docID) else { continue }
-            resolved.append((key, hit.score))
+        var facets = FacetCounter(fields: query.facets)
+        let total: Int
+        if query.filter != nil || !query.facets.isEmpty {
+            // Every hit's values are read: to check the filter, to count the facets.
+            let items = databases.items
+            for hit in hits {
+                guard let key = try index.itemKey(of: hit.docID),
+                    let values = try key.withUnsafeBytes({ key in
+                        try reader.tx.value(forKey: key, in: items).map { try ItemValues(decodingRecord: $0) }
+                    }), values.exists
+                else { continue }
+                if let filter = query.filter, !filter.matches(values.fields) { continue }
+                facets.count(values.fields)
+                resolved.append((key, hit.score))
+            }
+            total = resolved.count
+        } else {
+            total = hits.count
+            // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so
+            // the order among equal scores does not depend on doc ids (it is decided by item key).
+            let wanted = query.offset + query.limit
+            if wanted == 0 {
+                hits = []
+            } else if hits.count > wanted {
+                let threshold = SearchEngine.kthLargest(hits.lazy.map(\.score), k: wanted)
+                hits.removeAll { $0.score < threshold }
+            }
+            for hit in hits {
+                guard let key = try index.itemKey(of: hit.docID) else { continue }
+                resolved.append((key, hit.score))
+            }
         }
         resolved.sort { $0.score != $1.score ? $0.score > $1.score : $0.key.lexicographicallyPrecedes($1.key) }
-        return try resolved.dropFirst(query.offset).prefix(query.limit).compactMap { entry in
-            let (collection, id) = try entry.key.withUnsafeBytes { try Keys.splitItem($0) }
-            return try reader.item(collection, id).map { SearchResult(item: $0, score: entry.score) }
+        let highlighter = query.highlights.map {
+            Highlighter(tokenizer: tokenizer, terms: tokenizer.queryTerms(in: query.text), options: $0)
         }
+        let results = try resolved.dropFirst(query.offset).prefix(query.limit).compactMap { entry -> SearchResult? in
+            let (collection, id) = try entry.key.withUnsafeBytes { try Keys.splitItem($0) }
+            guard let item = try reader.item(collection, id) else { return nil }
+            var result = SearchResult(item: item, score: entry.score)
+            if let highlighter { result.highlights = highlights(of: item, with: highlighter) }
+            return result
+        }
+        return SearchPage(results: results, total: total, facets: facets.result(limit: query.facetLimit))
+    }
+
+    /// The highlights of an item's searchable fields (or the fields the options name): strings,
+    /// and arrays of strings joined with commas.
+    private func highlights(of item: Item, with highlighter: Highlighter) -> [String: Highlight] {
+        let fields =
+            highlighter.options.fields ?? reader.store.configuration.search.fields(for: item.collection).map(\.name)
+        var highlights: [String: Highlight] = [:]
+        for field in fields {
+            let text: String
+            switch item.fields[field] {
+            case .string(let value)?: text = value
+            case .array(let elements)?: text = elements.compactMap(\.stringValue).joined(separator: ", ")
+            default: continue
+            }
+            highlights[field] = highlighter.highlight(text)
+        }
+        return highlights
     }
 
     /// The `k`-th largest of `scores` (`k` ≥ 1, at most their count), with a bounded min-heap:
@@ -107,7 +153,9 @@ struct SearchEngine {
         var groups: [Group] = []
         for term in terms {
             let key = IndexKeys.term(collection: collection, term: term.text)
-            let keys = term.isPrefix ? try index.expand(prefix: key, limit: SearchEngine.maxExpansions) : [try index.lists(of: key)]
+            let keys =
+                term.isPrefix
+                ? try index.expand(prefix: key, limit: SearchEngine.maxExpansions) : [try index.lists(of: key)]
             let estimate = try keys.reduce(0) { $0 + (try $1.estimatedFrequency()) }
             guard estimate > 0 else { return [] }
             groups.append(Group(terms: keys, estimate: estimate, scored: true, position: groups.count))
@@ -140,7 +188,8 @@ struct SearchEngine {
             let postings = try index.livePostings(in: driver.terms[0])
             let weight = idf(postings.count)
             ids = postings.map(\.docID)
-            contributions[driver.position] = driver.scored ? postings.map { score($0, idf: weight) } : [Double](repeating: 0, count: postings.count)
+            contributions[driver.position] =
+                driver.scored ? postings.map { score($0, idf: weight) } : [Double](repeating: 0, count: postings.count)
         } else {
             // A prefix: a document may hold several of its terms; it scores its best one.
             var best: [UInt32: Double] = [:]
@@ -167,7 +216,8 @@ struct SearchEngine {
                 }
                 let weight = idf(frequency)
                 for match in matches {
-                    best[match.candidate] = max(best[match.candidate], group.scored ? score(match.posting, idf: weight) : 0)
+                    best[match.candidate] = max(
+                        best[match.candidate], group.scored ? score(match.posting, idf: weight) : 0)
                 }
             }
             let kept = ids.indices.filter { best[$0] >= 0 }
@@ -187,8 +237,23 @@ struct SearchEngine {
 extension StoreReader {
     /// Searches the offline full-text index.
     ///
-    /// - Returns: Items best first, with their scores. Deleted items never appear.
+    /// - Returns: Items best first, with their scores (and highlights, when the query asks).
+    ///   Deleted items never appear.
     public func search(_ query: SearchQuery) throws -> [SearchResult] {
+        try searchPage(query).results
+    }
+
+    /// Searches the offline full-text index, and counts the hits and their facets.
+    ///
+    /// ```swift
+    /// var query = SearchQuery("sync", collection: "notes", facets: ["tags"])
+    /// let page = try reader.searchPage(query)
+    /// print(page.total, page.facets["tags"]?.map { "\($0.value) (\($0.count))" } ?? [])
+    /// ```
+    ///
+    /// With a ``SearchQuery/filter`` or ``SearchQuery/facets``, every hit's item is read (the
+    /// cost grows with the hits, not with the page).
+    public func searchPage(_ query: SearchQuery) throws -> SearchPage {
         try SearchEngine(reader: self, databases: try projection).search(query)
     }
 }
@@ -197,6 +262,12 @@ extension Store {
     /// Searches the offline full-text index (see ``SearchQuery``).
     public func search(_ query: SearchQuery) throws -> [SearchResult] {
         try read { try $0.search(query) }
+    }
+
+    /// Searches the offline full-text index, and counts the hits and their facets (see
+    /// ``StoreReader/searchPage(_:)``).
+    public func searchPage(_ query: SearchQuery) throws -> SearchPage {
+        try read { try $0.searchPage(query) }
     }
 
     /// Searches one collection, or all, for `text`.

@@ -1,9 +1,14 @@
 /// A full-text query: words (all must match; the last one also as a prefix), optional
-/// collection and tag filters, and paging.
+/// collection, tag and field filters, paging, and what results carry (highlights) and what the
+/// page counts (facets).
 ///
 /// ```swift
-/// let results = try store.search(SearchQuery("sync offl", collection: "notes", tags: ["work"], limit: 10))
-/// for result in results { print(result.score, result.item["title"] ?? nil) }
+/// var query = SearchQuery("sync offl", collection: "notes", tags: ["work"], limit: 10)
+/// query.filter = .equal("folder", "inbox")       // only items that match
+/// query.facets = ["tags"]                         // "work (12), home (3)" over every hit
+/// query.highlights = HighlightOptions()           // snippets with the matches marked
+/// let page = try store.searchPage(query)
+/// for result in page.results { print(result.score, result.highlights["title"]?.marked ?? "") }
 /// ```
 public struct SearchQuery: Sendable, Hashable {
     /// The words to find. Normalized like the index (case, diacritics, NFKC; CJK as bigrams).
@@ -16,14 +21,31 @@ public struct SearchQuery: Sendable, Hashable {
     public var limit: Int
     /// How many of the best results to skip.
     public var offset: Int
+    /// A condition on the items' fields that hits must also meet (see ``Filter``): search
+    /// within a folder, within open tasks, within a facet's value. It is checked on every hit.
+    public var filter: Filter?
+    /// Fields whose values to count over every hit (``SearchPage/facets``): the tag field, or
+    /// any other field. An array counts each of its distinct elements.
+    public var facets: [String]
+    /// The most values a facet lists (the most frequent).
+    public var facetLimit: Int
+    /// Snippets and highlights for the results returned (`nil`: none); see ``Highlight``.
+    public var highlights: HighlightOptions?
 
     /// Creates a query.
-    public init(_ text: String, collection: String? = nil, tags: [String] = [], limit: Int = 20, offset: Int = 0) {
+    public init(
+        _ text: String, collection: String? = nil, tags: [String] = [], limit: Int = 20, offset: Int = 0,
+        filter: Filter? = nil, facets: [String] = [], facetLimit: Int = 100, highlights: HighlightOptions? = nil
+    ) {
         self.text = text
         self.collection = collection
         self.tags = tags
         self.limit = limit
         self.offset = offset
+        self.filter = filter
+        self.facets = facets
+        self.facetLimit = facetLimit
+        self.highlights = highlights
     }
 }
 
@@ -33,4 +55,26 @@ public struct SearchResult: Sendable, Hashable {
     public var item: Item
     /// The relevance score.
     public var score: Double
+    /// Per field, where the query matched, when the query asked (``SearchQuery/highlights``);
+    /// fields without a match are left out.
+    public var highlights: [String: Highlight] = [:]
+}
+
+/// A page of search results, with the number of hits and the facets of all of them.
+public struct SearchPage: Sendable, Hashable {
+    /// The results of the page, best first.
+    public var results: [SearchResult]
+    /// How many items match the query, its tags and its filter (every page together).
+    public var total: Int
+    /// Per facet field (``SearchQuery/facets``), its values over every hit, most frequent first
+    /// (then in the order of their encoded bytes), at most ``SearchQuery/facetLimit``.
+    public var facets: [String: [FacetCount]]
+}
+
+/// How many hits of a search hold one value of a facet field.
+public struct FacetCount: Sendable, Hashable {
+    /// The value.
+    public var value: Value
+    /// The hits that hold it.
+    public var count: Int
 }

@@ -42,61 +42,63 @@ extension Tokenizer {
         let original = text
         var text = text
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxTermBytes) { lowered in
-        text.withUTF8 { buffer -> Bool in
-            let count = buffer.count
-            var index = 0
-            var endsInWord = false
-            var regionStart = -1
-            var regionEnd = 0
+            text.withUTF8 { buffer -> Bool in
+                let count = buffer.count
+                var index = 0
+                var endsInWord = false
+                var regionStart = -1
+                var regionEnd = 0
 
-            /// Hands the pending non-ASCII region to the Unicode path; returns its `endsInWord`.
-            func flushRegion() -> Bool {
-                let region = regionStart == 0 && regionEnd == count
-                    ? original
-                    : String(decoding: UnsafeBufferPointer(rebasing: buffer[regionStart..<regionEnd]), as: UTF8.self)
-                regionStart = -1
-                return scanUnicode(region, emit)
-            }
-
-            while index < count {
-                let byte = buffer[index]
-                if byte < 0x80 && !Self.isASCIIAlnum(byte) {
-                    index += 1
-                    endsInWord = false
-                    continue
+                /// Hands the pending non-ASCII region to the Unicode path; returns its `endsInWord`.
+                func flushRegion() -> Bool {
+                    let region =
+                        regionStart == 0 && regionEnd == count
+                        ? original
+                        : String(
+                            decoding: UnsafeBufferPointer(rebasing: buffer[regionStart..<regionEnd]), as: UTF8.self)
+                    regionStart = -1
+                    return scanUnicode(region, emit)
                 }
-                let start = index
-                var ascii = true
+
                 while index < count {
                     let byte = buffer[index]
-                    if byte >= 0x80 {
-                        ascii = false
-                    } else if !Self.isASCIIAlnum(byte) {
-                        break
+                    if byte < 0x80 && !Self.isASCIIAlnum(byte) {
+                        index += 1
+                        endsInWord = false
+                        continue
                     }
-                    index += 1
-                }
-                if ascii {
-                    if regionStart >= 0 { _ = flushRegion() }
-                    let length = min(index - start, Self.maxTermBytes)
-                    for offset in 0..<length {
-                        let byte = buffer[start + offset]
-                        lowered[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                    let start = index
+                    var ascii = true
+                    while index < count {
+                        let byte = buffer[index]
+                        if byte >= 0x80 {
+                            ascii = false
+                        } else if !Self.isASCIIAlnum(byte) {
+                            break
+                        }
+                        index += 1
                     }
-                    emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lowered)[0..<length]), .word)
-                    endsInWord = true
-                } else {
-                    if regionStart < 0 { regionStart = start }
-                    regionEnd = index
+                    if ascii {
+                        if regionStart >= 0 { _ = flushRegion() }
+                        let length = min(index - start, Self.maxTermBytes)
+                        for offset in 0..<length {
+                            let byte = buffer[start + offset]
+                            lowered[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                        }
+                        emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lowered)[0..<length]), .word)
+                        endsInWord = true
+                    } else {
+                        if regionStart < 0 { regionStart = start }
+                        regionEnd = index
+                    }
                 }
+                if regionStart >= 0 {
+                    let end = regionEnd
+                    let regionEndsInWord = flushRegion()
+                    endsInWord = end == count && regionEndsInWord
+                }
+                return endsInWord
             }
-            if regionStart >= 0 {
-                let end = regionEnd
-                let regionEndsInWord = flushRegion()
-                endsInWord = end == count && regionEndsInWord
-            }
-            return endsInWord
-        }
         }
     }
 
@@ -165,7 +167,7 @@ extension Tokenizer {
     }
 
     /// The role of a normalized scalar in word splitting.
-    private enum ScalarClass {
+    enum ScalarClass {
         /// A non-CJK letter or digit (`a`, `ж`, `٣`).
         case letter
         /// A CJK letter (Hangul, Han, Hiragana, Katakana), e.g. `한`, `漢`, `か`, `カ`.
@@ -180,7 +182,7 @@ extension Tokenizer {
 
     /// Classifies `scalar` for word splitting, e.g. `a` → `.letter`, `한` → `.cjk`, `'` → `.separator`.
     @inline(__always)
-    private static func classify(_ scalar: Unicode.Scalar) -> ScalarClass {
+    static func classify(_ scalar: Unicode.Scalar) -> ScalarClass {
         let value = scalar.value
         if value < 0x80 {
             return isASCIIAlnum(UInt8(value)) ? .letter : .separator
@@ -206,8 +208,8 @@ extension Tokenizer {
     private static func isCJK(_ value: UInt32) -> Bool {
         switch value {
         case 0x1100...0x11FF, 0x3005...0x3007, 0x3040...0x30FF, 0x3130...0x318F, 0x31F0...0x31FF,
-             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xD7B0...0xD7FF,
-             0xF900...0xFAFF, 0x20000...0x323AF:
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xD7B0...0xD7FF,
+            0xF900...0xFAFF, 0x20000...0x323AF:
             return true
         default:
             return false

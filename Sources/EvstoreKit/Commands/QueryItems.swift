@@ -43,7 +43,9 @@ public struct QueryItems: Sendable {
         for filter in filters { query = query.filter(try QueryItems.filter(filter)) }
         for sort in sorts {
             let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
-            guard let field = parts.first, !field.isEmpty else { throw ToolError.usage("--sort \(sort.debugDescription): no field") }
+            guard let field = parts.first, !field.isEmpty else {
+                throw ToolError.usage("--sort \(sort.debugDescription): no field")
+            }
             switch parts.count == 2 ? parts[1].lowercased() : "asc" {
             case "asc": query = query.sorted(by: field)
             case "desc": query = query.sorted(by: field, .descending)
@@ -54,7 +56,7 @@ public struct QueryItems: Sendable {
     }
 
     /// Parses `FIELD OP VALUE`.
-    static func filter(_ text: String) throws -> Filter {
+    package static func filter(_ text: String) throws -> Filter {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let space = trimmed.firstIndex(where: \.isWhitespace) else {
             throw ToolError.usage("--where \(text.debugDescription): expected FIELD OP VALUE (or FIELD is-missing)")
@@ -64,7 +66,9 @@ public struct QueryItems: Sendable {
         let op = String(rest.prefix { !$0.isWhitespace })
         let operand = rest.dropFirst(op.count).trimmingCharacters(in: .whitespaces)
         if op == "is-missing" {
-            guard operand.isEmpty else { throw ToolError.usage("--where \(text.debugDescription): is-missing takes no value") }
+            guard operand.isEmpty else {
+                throw ToolError.usage("--where \(text.debugDescription): is-missing takes no value")
+            }
             return .missing(field)
         }
         guard !operand.isEmpty else { throw ToolError.usage("--where \(text.debugDescription): no value after \(op)") }
@@ -78,7 +82,9 @@ public struct QueryItems: Sendable {
         case ">=": return .greaterOrEqual(field, value)
         case "prefix": return .prefix(field, value.stringValue ?? operand)
         case "in":
-            guard let values = value.arrayValue else { throw ToolError.usage("--where \(text.debugDescription): in takes a JSON array") }
+            guard let values = value.arrayValue else {
+                throw ToolError.usage("--where \(text.debugDescription): in takes a JSON array")
+            }
             return .oneOf(field, values)
         case "between":
             guard let bounds = value.arrayValue, bounds.count == 2 else {
@@ -87,7 +93,8 @@ public struct QueryItems: Sendable {
             return .between(field, bounds[0], bounds[1])
         default:
             throw ToolError.usage(
-                "--where \(text.debugDescription): unknown operator \(op.debugDescription) (==, !=, <, <=, >, >=, in, between, prefix, is-missing)")
+                "--where \(text.debugDescription): unknown operator \(op.debugDescription) (==, !=, <, <=, >, >=, in, between, prefix, is-missing)"
+            )
         }
     }
 
@@ -114,7 +121,9 @@ public struct QueryItems: Sendable {
             if let next = page.next { output.line(Rendering.jsonLine(["cursor": .string(next)])) }
         case .table:
             var table = Table(columns: ["id", "version", "fields"])
-            for item in page.items { table.add([item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)]) }
+            for item in page.items {
+                table.add([item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)])
+            }
             table.render().forEach(output.line)
             if let next = page.next { output.line("next page: --after \(next)") }
         }
@@ -133,7 +142,8 @@ public enum DeclareIndex {
         defer { store.close() }
         guard store.configuration.indexes.contains(index) else {
             throw ToolError(
-                "\(path) records no configuration yet (it was made by an older version): open it with the application once, then declare the index")
+                "\(path) records no configuration yet (it was made by an older version): open it with the application once, then declare the index"
+            )
         }
         output.line("index \(index.name) is declared (\(try store.count(in: index.collection)) items)")
     }

@@ -72,7 +72,9 @@ struct EventStoreEngine: BenchEngine {
         let path = context.store(.eventstore, .durable, scenario: "concurrent")
         context.removeStore(path)
         let store = try open(path, mode: .durable)
-        let shares = context.writerShares(writers: writers, perWriter: perWriter).map { $0.map { EventStoreEngine.change($0.event) } }
+        let shares = context.writerShares(writers: writers, perWriter: perWriter).map {
+            $0.map { EventStoreEngine.change($0.event) }
+        }
         let elapsed = try runConcurrently(writers: writers) { writer in
             for change in shares[writer] { _ = try store.append([change]) }
         }
@@ -97,10 +99,31 @@ struct EventStoreEngine: BenchEngine {
         var result = ChildResult()
         for (name, cases) in [("exact", exact), ("prefix", prefix)] {
             let figures = try measureSearches(cases) { query in
-                try store.search(SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20)).count
+                try store.search(SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20))
+                    .count
             }
             figures.write(name, into: &result)
         }
+        // A page of 20 with a snippet of each matched field (16 words, marked), and the tag
+        // facets over every hit.
+        var snippets = 0
+        let highlighted = try measureSearches(exact) { query in
+            let results = try store.search(
+                SearchQuery(
+                    EventStoreEngine.text(query), collection: Workload.collection, limit: 20,
+                    highlights: HighlightOptions()))
+            snippets += results.reduce(0) { $0 + $1.highlights.count }
+            return results.count
+        }
+        highlighted.write("snippets", into: &result)
+        result.figures["search.snippets.fields"] =
+            Double(snippets) / Double(max(1, exact.count + min(100, exact.count)))
+        let faceted = try measureSearches(exact) { query in
+            try store.searchPage(
+                SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20, facets: ["tags"])
+            ).results.count
+        }
+        faceted.write("facets", into: &result)
         return result
     }
 

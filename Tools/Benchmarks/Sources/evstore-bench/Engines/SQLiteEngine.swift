@@ -101,7 +101,9 @@ struct SQLiteEngine: BenchEngine {
             var payload: [UInt8] = []
             BenchCodec.encodeFields(ItemFields(event), into: &payload)
             try insertEvent.execute(
-                arguments: [SQLiteEngine.origin, sequence, sequence, event.itemID, Int(event.operation.rawValue), Data(payload)])
+                arguments: [
+                    SQLiteEngine.origin, sequence, sequence, event.itemID, Int(event.operation.rawValue), Data(payload),
+                ])
             try applyToItem(event.itemID, operation: event.operation, fields: ItemFields(event), version: sequence)
         }
 
@@ -203,13 +205,63 @@ struct SQLiteEngine: BenchEngine {
                     var hits: [Hit] = []
                     while let row = try rows.next() {
                         let tags: String? = row[3]
-                        hits.append(Hit(id: row[0], title: row[1], content: row[2], tags: tags?.split(separator: " ").map(String.init) ?? []))
+                        hits.append(
+                            Hit(
+                                id: row[0], title: row[1], content: row[2],
+                                tags: tags?.split(separator: " ").map(String.init) ?? []))
                     }
                     return hits.count
                 }
             }
             figures.write(name, into: &result)
         }
+        // A page of 20 with FTS5's snippet() of each column (16 tokens, marked), as an
+        // application would write it (FTS5 computes a row's snippets before the sort for LIMIT).
+        let snippetSQL = """
+            SELECT i.id, i.title, i.content, i.tags, f.s0, f.s1, f.s2
+            FROM (SELECT rowid, rank,
+                         snippet(items_fts, 0, '<b>', '</b>', '…', 16) AS s0,
+                         snippet(items_fts, 1, '<b>', '</b>', '…', 16) AS s1,
+                         snippet(items_fts, 2, '<b>', '</b>', '…', 16) AS s2
+                  FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT 20) AS f
+            JOIN items AS i ON i.pk = f.rowid
+            ORDER BY f.rank
+            """
+        var snippets = 0
+        let highlighted = try measureSearches(exact) { query in
+            try pool.read { db in
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: snippetSQL), arguments: [SQLiteEngine.match(query)])
+                var count = 0
+                while let row = try rows.next() {
+                    count += 1
+                    for column in 4...6 where ((row[column] as String?) ?? "").contains("<b>") { snippets += 1 }
+                }
+                return count
+            }
+        }
+        highlighted.write("snippets", into: &result)
+        result.figures["search.snippets.fields"] =
+            Double(snippets) / Double(max(1, exact.count + min(100, exact.count)))
+        // The page, and the tag counts over every hit (tags are stored space-separated).
+        let facetSQL = """
+            SELECT i.tags FROM items_fts JOIN items AS i ON i.pk = items_fts.rowid WHERE items_fts MATCH ?
+            """
+        let faceted = try measureSearches(exact) { query in
+            try pool.read { db in
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [SQLiteEngine.match(query)])
+                var count = 0
+                while try rows.next() != nil { count += 1 }
+                var tags: [String: Int] = [:]
+                let all = try String?.fetchCursor(
+                    db.cachedStatement(sql: facetSQL), arguments: [SQLiteEngine.match(query)])
+                while let value = try all.next() {
+                    for tag in Set((value ?? "").split(separator: " ")) { tags[String(tag), default: 0] += 1 }
+                }
+                return count
+            }
+        }
+        faceted.write("facets", into: &result)
         try pool.close()
         return result
     }
@@ -222,7 +274,8 @@ struct SQLiteEngine: BenchEngine {
         func item(_ id: String, _ db: Database) throws -> Hit? {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
             let tags: String? = row[3]
-            return Hit(id: row[0], title: row[1], content: row[2], tags: tags?.split(separator: " ").map(String.init) ?? [])
+            return Hit(
+                id: row[0], title: row[1], content: row[2], tags: tags?.split(separator: " ").map(String.init) ?? [])
         }
         var found = 0
         var watch = Stopwatch()
@@ -240,7 +293,8 @@ struct SQLiteEngine: BenchEngine {
         var scanWatch = Stopwatch()
         try scanWatch.measure {
             try pool.read { db in
-                let rows = try Row.fetchCursor(db, sql: "SELECT seq, origin, origin_seq, stamp, item, op, payload FROM events ORDER BY seq")
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT seq, origin, origin_seq, stamp, item, op, payload FROM events ORDER BY seq")
                 while let row = try rows.next() {
                     let _: Int64 = row[0]
                     let _: String = row[4]

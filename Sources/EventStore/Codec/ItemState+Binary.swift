@@ -204,7 +204,9 @@ struct ItemValues {
     var fields: [String: Value]
 
     /// Decodes an `items` record (an item state, then an optional 4-byte search doc id).
-    init(decodingRecord buffer: UnsafeRawBufferPointer) throws {
+    ///
+    /// - Parameter only: The fields to decode (`nil`: all); the others are skipped unbuilt.
+    init(decodingRecord buffer: UnsafeRawBufferPointer, only wanted: Set<String>? = nil) throws {
         var reader = ByteReader(buffer)
         let format = try reader.readByte()
         if format == ItemState.mergedFormatVersion {
@@ -213,6 +215,7 @@ struct ItemValues {
             exists = record.state.exists
             version = record.state.version?.hlc ?? .zero
             fields = record.state.values
+            if let wanted { fields = fields.filter { wanted.contains($0.key) } }
             return
         }
         guard format == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
@@ -233,13 +236,17 @@ struct ItemValues {
         fields = Dictionary(minimumCapacity: count)
         for _ in 0..<count {
             let name = try reader.readString()
-            fields[name] = try reader.readValue()
+            if wanted?.contains(name) ?? true {
+                fields[name] = try reader.readValue()
+            } else {
+                try reader.skipValue()
+            }
             _ = try reader.readUInt64()
             _ = try reader.readVarint()
             _ = try reader.readVarint()
             _ = try reader.readUInt64()
         }
         guard reader.remaining == 0 || reader.remaining == 4 else { throw ByteReader.corrupt("item (trailing bytes)") }
-        exists = !fields.isEmpty || (flags & 2 != 0 && flags & 4 == 0)
+        exists = count > 0 || (flags & 2 != 0 && flags & 4 == 0)
     }
 }

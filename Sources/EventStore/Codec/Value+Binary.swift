@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The binary form of ``Value``: a tag byte, then the payload.
@@ -94,6 +94,24 @@ extension ByteReader {
             return .array(values)
         case .object:
             return .object(try readFields(depth: depth + 1))
+        }
+    }
+
+    /// Moves past one value without building it (its bytes are checked as far as their shape).
+    mutating func skipValue(depth: Int = 0) throws {
+        guard depth <= ByteReader.maxDepth else { throw ByteReader.corrupt("value (nested too deeply)") }
+        guard let tag = ValueTag(rawValue: try readByte()) else { throw ByteReader.corrupt("value tag") }
+        switch tag {
+        case .null, .falseValue, .trueValue: return
+        case .int: _ = try readVarint()
+        case .double: _ = try readUInt64()
+        case .string: _ = try readBytes(try readCount())
+        case .array: for _ in 0..<(try readCount()) { try skipValue(depth: depth + 1) }
+        case .object:
+            for _ in 0..<(try readCount(minimumBytesEach: 2)) {
+                _ = try readBytes(try readCount())
+                try skipValue(depth: depth + 1)
+            }
         }
     }
 

@@ -43,10 +43,15 @@ struct SearchEngine {
         if query.filter != nil || !query.facets.isEmpty {
             // Every hit's values are read: to check the filter, to count the facets.
             let items = databases.items
+            // Only the fields the filter and the facets read are decoded.
+            var wanted = Set(query.facets)
+            if let filter = query.filter { wanted.formUnion(filter.fields) }
             for hit in hits {
                 guard let key = try index.itemKey(of: hit.docID),
                     let values = try key.withUnsafeBytes({ key in
-                        try reader.tx.value(forKey: key, in: items).map { try ItemValues(decodingRecord: $0) }
+                        try reader.tx.value(forKey: key, in: items).map {
+                            try ItemValues(decodingRecord: $0, only: wanted)
+                        }
                     }), values.exists
                 else { continue }
                 if let filter = query.filter, !filter.matches(values.fields) { continue }
@@ -54,6 +59,13 @@ struct SearchEngine {
                 resolved.append((key, hit.score))
             }
             total = resolved.count
+            let wantedResults = query.offset + query.limit
+            if resolved.count > wantedResults {
+                let threshold =
+                    wantedResults == 0
+                    ? .infinity : SearchEngine.kthLargest(resolved.lazy.map(\.score), k: wantedResults)
+                resolved.removeAll { $0.score < threshold }
+            }
         } else {
             total = hits.count
             // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so

@@ -17,7 +17,7 @@ extension Tokenizer {
 
     /// Whether the ASCII byte `byte` (< 0x80) is a letter or digit, e.g. `a`, `Z`, `7`; `'` is not.
     @inline(__always)
-    private static func isASCIIAlnum(_ byte: UInt8) -> Bool {
+    static func isASCIIAlnum(_ byte: UInt8) -> Bool {
         byte < 64 ? (alnumLow >> UInt64(byte)) & 1 != 0 : (alnumHigh >> UInt64(byte & 63)) & 1 != 0
     }
 

@@ -181,6 +181,21 @@ struct EventCodecTests {
         #expect(try empty.encoded().withUnsafeBytes { try ItemState(decoding: $0) } == empty)
     }
 
+    @Test func aReaderDecodesOnlyTheFieldsItAsksFor() throws {
+        for seed in UInt64(1)...100 {
+            let events = CoreFixtures.randomHistory(seed: seed, origins: 3, events: 15)
+            var state = ItemState()
+            for event in events { state.apply(event) }
+            let record = ItemRecord(state: state, searchDocument: 3).encoded()
+            let all = try record.withUnsafeBytes { try ItemValues(decodingRecord: $0) }
+            for wanted in [Set<String>(), ["title"], ["title", "tags", "nope"], Set(all.fields.keys)] {
+                let some = try record.withUnsafeBytes { try ItemValues(decodingRecord: $0, only: wanted) }
+                #expect(some.fields == all.fields.filter { wanted.contains($0.key) }, "seed \(seed)")
+                #expect(some.exists == all.exists && some.version == all.version, "seed \(seed)")
+            }
+        }
+    }
+
     // MARK: JSON
 
     @Test func valuesRoundTripThroughJSON() throws {

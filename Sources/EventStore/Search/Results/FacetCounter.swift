@@ -10,12 +10,23 @@ struct FacetCounter {
     mutating func count(_ values: [String: Value]) {
         for field in fields {
             guard let value = values[field] else { continue }
-            let elements = value.arrayValue.map { ItemState.elements(of: .array($0)) } ?? [value]
+            guard case .array(let elements) = value else {
+                add(value, key: value.encodedBytes, to: field)
+                continue
+            }
+            // Tag lists are short: a linear check keeps each element once.
+            var seen: [[UInt8]] = []
             for element in elements {
-                counts[field, default: [:]][element.encodedBytes, default: FacetCount(value: element, count: 0)]
-                    .count += 1
+                let key = element.encodedBytes
+                guard !seen.contains(key) else { continue }
+                seen.append(key)
+                add(element, key: key, to: field)
             }
         }
+    }
+
+    private mutating func add(_ value: Value, key: [UInt8], to field: String) {
+        counts[field, default: [:]][key, default: FacetCount(value: value, count: 0)].count += 1
     }
 
     /// Per field, its values, most frequent first (then by their encoded bytes), at most `limit`.

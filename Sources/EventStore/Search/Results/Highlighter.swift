@@ -11,26 +11,32 @@ struct Highlighter {
     let terms: [QueryTerm]
     let options: HighlightOptions
 
-    /// A word or CJK run of the text: its UTF-8 range, the parts that matched, and which query
-    /// terms (by index) matched it.
+    /// A word or CJK run of the text: its UTF-8 range, the parts that matched (a span of the
+    /// matches list), and which query terms matched it (bit `i` for term `i`; terms past the
+    /// 64th only mark, they do not steer the snippet). No allocation per word.
     private struct Piece {
         var range: Range<Int>
-        var matched: [Range<Int>] = []
-        var terms: Set<Int> = []
+        var firstMatch = 0
+        var matchCount = 0
+        var terms: UInt64 = 0
+
+        var isMatch: Bool { matchCount > 0 }
     }
 
     /// The highlight of `text`, or `nil` when no query term matches it.
     func highlight(_ text: String) -> Highlight? {
         guard !terms.isEmpty else { return nil }
-        let pieces = self.pieces(of: text)
-        guard pieces.contains(where: { !$0.matched.isEmpty }) else { return nil }
-        let (start, end) = window(pieces)
         let bytes = Array(text.utf8)
+        let (pieces, matches) = self.pieces(of: text, bytes: bytes)
+        guard !matches.isEmpty else { return nil }
+        let (start, end) = window(pieces)
         let from = start == 0 ? 0 : pieces[start].range.lowerBound
         let to = end == pieces.count ? bytes.count : pieces[end - 1].range.upperBound
         var ranges: [Range<Int>] = []
-        for piece in pieces[start..<end] {
-            for range in piece.matched { ranges.append((range.lowerBound - from)..<(range.upperBound - from)) }
+        for piece in pieces[start..<end] where piece.isMatch {
+            for range in matches[piece.firstMatch..<piece.firstMatch + piece.matchCount] {
+                ranges.append((range.lowerBound - from)..<(range.upperBound - from))
+            }
         }
         let snippet = Array(bytes[from..<to])
         func string(_ range: Range<Int>) -> String { String(decoding: snippet[range], as: UTF8.self) }
@@ -54,23 +60,30 @@ struct Highlighter {
         let size = options.snippetWords
         guard size > 0, pieces.count > size else { return (0, pieces.count) }
         var best = (distinct: -1, matched: -1, start: 0)
-        var counts = [Int](repeating: 0, count: terms.count)
+        var counts = [Int](repeating: 0, count: 64)
         var distinct = 0
         var matched = 0
+        func forEachTerm(_ bits: UInt64, _ body: (Int) -> Void) {
+            var bits = bits
+            while bits != 0 {
+                body(bits.trailingZeroBitCount)
+                bits &= bits - 1
+            }
+        }
         for index in pieces.indices {
-            for term in pieces[index].terms {
+            forEachTerm(pieces[index].terms) { term in
                 if counts[term] == 0 { distinct += 1 }
                 counts[term] += 1
             }
-            if !pieces[index].matched.isEmpty { matched += 1 }
+            if pieces[index].isMatch { matched += 1 }
             let start = index - size + 1
             if start > 0 {
                 let leaving = pieces[start - 1]
-                for term in leaving.terms {
+                forEachTerm(leaving.terms) { term in
                     counts[term] -= 1
                     if counts[term] == 0 { distinct -= 1 }
                 }
-                if !leaving.matched.isEmpty { matched -= 1 }
+                if leaving.isMatch { matched -= 1 }
             }
             if start >= 0, (distinct, matched) > (best.distinct, best.matched) {
                 best = (distinct, matched, start)
@@ -78,7 +91,7 @@ struct Highlighter {
         }
         // Begun a quarter of a window before the window's first match (as far as its last match
         // leaves room), within the text.
-        let matches = (best.start..<best.start + size).filter { !pieces[$0].matched.isEmpty }
+        let matches = (best.start..<best.start + size).filter { pieces[$0].isMatch }
         let first = matches.first ?? best.start
         let slack = size - ((matches.last ?? first) - first + 1)
         let start = max(0, min(first - min(size / 4, slack), pieces.count - size))
@@ -86,11 +99,12 @@ struct Highlighter {
     }
 
     /// Cuts `text` into words and CJK runs and marks what the query terms match.
-    private func pieces(of text: String) -> [Piece] {
+    private func pieces(of text: String, bytes: [UInt8]) -> (pieces: [Piece], matches: [Range<Int>]) {
         var pieces: [Piece] = []
+        var matches: [Range<Int>] = []
         var word: Range<Int>?
         var run: [Range<Int>] = []
-        let bytes = Array(text.utf8)
+        func bit(_ index: Int) -> UInt64 { index < 64 ? 1 << UInt64(index) : 0 }
         func substring(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
 
         let termBytes = terms.map { Array($0.text.utf8) }
@@ -112,17 +126,21 @@ struct Highlighter {
                         }
                     }
                     if equal {
-                        piece.terms.insert(index)
-                        piece.matched = [range]
+                        piece.terms |= bit(index)
+                        piece.matchCount = 1
                     }
                 }
             } else {
                 let folded = tokenizer.indexTerms(in: substring(range))
                 for (index, term) in terms.enumerated()
                 where folded.contains(where: { $0 == term.text || (term.isPrefix && $0.hasPrefix(term.text)) }) {
-                    piece.terms.insert(index)
-                    piece.matched = [range]
+                    piece.terms |= bit(index)
+                    piece.matchCount = 1
                 }
+            }
+            if piece.isMatch {
+                piece.firstMatch = matches.count
+                matches.append(range)
             }
             pieces.append(piece)
         }
@@ -133,13 +151,33 @@ struct Highlighter {
             if run.count == 1 {
                 let unigram = tokenizer.indexTerms(in: substring(first))
                 for (index, term) in terms.enumerated() where unigram.contains(term.text) {
-                    piece.terms.insert(index)
+                    piece.terms |= bit(index)
                     marked[0] = true
                 }
             } else {
                 for position in 0..<(run.count - 1) {
-                    let bigram = tokenizer.indexTerms(
-                        in: substring(run[position].lowerBound..<run[position + 1].upperBound))
+                    let span = run[position].lowerBound..<run[position + 1].upperBound
+                    // Hangul syllables and unified Han ideographs fold to themselves: their
+                    // bigram is their bytes, compared without the tokenizer.
+                    if Highlighter.foldsToItself(bytes, run[position])
+                        && Highlighter.foldsToItself(bytes, run[position + 1])
+                    {
+                        for (index, term) in termBytes.enumerated() {
+                            if term.count == span.count, bytes[span].elementsEqual(term) {
+                                marked[position] = true
+                                marked[position + 1] = true
+                            } else if terms[index].isPrefix, term.count < span.count,
+                                bytes[span.lowerBound..<span.lowerBound + term.count].elementsEqual(term)
+                            {
+                                marked[position] = true
+                            } else {
+                                continue
+                            }
+                            piece.terms |= bit(index)
+                        }
+                        continue
+                    }
+                    let bigram = tokenizer.indexTerms(in: substring(span))
                     for (index, term) in terms.enumerated() {
                         if bigram.contains(term.text) {
                             marked[position] = true
@@ -149,11 +187,12 @@ struct Highlighter {
                         } else {
                             continue
                         }
-                        piece.terms.insert(index)
+                        piece.terms |= bit(index)
                     }
                 }
             }
             // Adjacent marked characters make one range.
+            piece.firstMatch = matches.count
             var position = 0
             while position < run.count {
                 guard marked[position] else {
@@ -162,16 +201,31 @@ struct Highlighter {
                 }
                 var end = position
                 while end + 1 < run.count && marked[end + 1] { end += 1 }
-                piece.matched.append(run[position].lowerBound..<run[end].upperBound)
+                matches.append(run[position].lowerBound..<run[end].upperBound)
+                piece.matchCount += 1
                 position = end + 1
             }
             run = []
             pieces.append(piece)
         }
 
+        pieces.reserveCapacity(bytes.count / 5)
         var offset = 0
-        for scalar in text.unicodeScalars {
-            let width = UTF8.width(scalar)
+        while offset < bytes.count {
+            let lead = bytes[offset]
+            if lead < 0x80 {
+                // ASCII: a letter or digit continues a word, anything else separates.
+                if Tokenizer.isASCIIAlnum(lead) {
+                    endRun()
+                    word = (word?.lowerBound ?? offset)..<offset + 1
+                } else {
+                    endWord()
+                    endRun()
+                }
+                offset += 1
+                continue
+            }
+            let (scalar, width) = Highlighter.scalar(in: bytes, at: offset)
             let range = offset..<offset + width
             offset += width
             switch Tokenizer.classify(scalar) {
@@ -190,6 +244,32 @@ struct Highlighter {
         }
         endWord()
         endRun()
-        return pieces
+        return (pieces, matches)
+    }
+
+    /// The scalar whose UTF-8 encoding (valid: it comes from a `String`) starts at `offset`,
+    /// and its width in bytes.
+    @inline(__always)
+    static func scalar(in bytes: [UInt8], at offset: Int) -> (Unicode.Scalar, Int) {
+        let lead = UInt32(bytes[offset])
+        func continuation(_ index: Int) -> UInt32 { UInt32(bytes[offset + index] & 0x3F) }
+        let (value, width): (UInt32, Int)
+        switch lead {
+        case 0xC0..<0xE0: (value, width) = ((lead & 0x1F) << 6 | continuation(1), 2)
+        case 0xE0..<0xF0: (value, width) = ((lead & 0x0F) << 12 | continuation(1) << 6 | continuation(2), 3)
+        default:
+            (value, width) = ((lead & 0x07) << 18 | continuation(1) << 12 | continuation(2) << 6 | continuation(3), 4)
+        }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", width)
+    }
+
+    /// Whether the scalar at `range` is one the tokenizer leaves as it is (a Hangul syllable,
+    /// a unified Han ideograph), so that its bytes are its term's.
+    @inline(__always)
+    static func foldsToItself(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard range.count == 3 else { return false }
+        let value = scalar(in: bytes, at: range.lowerBound).0.value
+        return (0xAC00...0xD7A3).contains(value) || (0x4E00...0x9FFF).contains(value)
+            || (0x3400...0x4DBF).contains(value)
     }
 }

@@ -82,11 +82,13 @@ struct ConcurrentAccessTests {
         #expect(counts == counts.sorted(), "the log only grows: \(counts)")
         #expect(counts.allSatisfy { $0 >= 1 && $0 <= total })
         #expect(try await ConcurrentAccessTests.eventCount(path) == total)
-        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        // Verify rebuilds 30k changes in a scratch store: on a machine starved by the parallel
+        // suite that took over a minute, so the bound here only catches a hang.
+        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
         #expect(verify.status == 0, "\(verify)")
         // The backup taken mid-import is a consistent store: a prefix of the log.
         for backup in backups {
-            let checked = try await EvstoreProcess.run(["verify", backup, "--format", "jsonl"])
+            let checked = try await EvstoreProcess.run(["verify", backup, "--format", "jsonl"], timeout: .seconds(600))
             #expect(checked.status == 0, "\(checked)")
             let events = try await ConcurrentAccessTests.eventCount(backup) ?? -1
             #expect(events >= 1 && events <= total)

@@ -57,13 +57,30 @@ extension FieldUpdate {
                 return Removal(
                     element: element,
                     seen: try seen.map { id in
-                        guard case .string(let text) = id, let parsed = EventID(text) else {
-                            throw shape("\"seen\" holds event ids as \"origin/sequence\" strings")
+                        guard case .string(let text) = id, let parsed = FieldUpdate.seenID(text) else {
+                            throw shape(
+                                "\"seen\" holds event ids as \"origin/sequence\" strings (32 hex digits, a slash, "
+                                    + "1 to 19 digits without a leading zero)")
                         }
                         return parsed
                     })
             }
         }
+    }
+}
+
+extension FieldUpdate {
+    /// An addition's id as a removal names it: `origin/sequence`, 32 hex digits in either case,
+    /// then 1 to 19 decimal digits without a leading zero (what `openapi.json` states).
+    static func seenID(_ text: String) -> EventID? {
+        let parts = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 32, (1...19).contains(parts[1].count),
+            parts[1].first != UInt8(ascii: "0"),
+            parts[1].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let origin = ReplicaID(hex: String(decoding: parts[0], as: UTF8.self).lowercased()),
+            let sequence = UInt64(String(decoding: parts[1], as: UTF8.self))
+        else { return nil }
+        return EventID(origin: origin, sequence: sequence)
     }
 }
 

@@ -70,6 +70,9 @@ struct FieldUpdateCodecTests {
         #"{"tags":{}}"#, #"{"tags":{"remove":[{"element":"a"}]}}"#,
         #"{"tags":{"remove":[{"element":"a","seen":["x/1"]}]}}"#,
         #"{"tags":{"remove":[{"element":"a","seen":[],"extra":1}]}}"#, #"{"tags":[]}"#, #"[]"#,
+        #"{"tags":{"remove":[{"element":"a","seen":["00000000000000010000000000000002/01"]}]}}"#,
+        #"{"tags":{"remove":[{"element":"a","seen":["00000000000000010000000000000002/12345678901234567890"]}]}}"#,
+        #"{"tags":{"remove":[{"element":"a","seen":["0000000000000001000000000000002/1"]}]}}"#,
     ])
     func malformedJSONUpdatesAreRefusedByName(updates: String) throws {
         var json = String(decoding: EventCodecTests.event(.patch, fields: ["a": 1]).jsonBytes(), as: UTF8.self)
@@ -80,6 +83,14 @@ struct FieldUpdateCodecTests {
         } throws: { error in
             (error as? EventStoreError).map { $0.code == .invalidEvent && $0.message.contains("updates") } ?? false
         }
+    }
+
+    @Test func seenIdsMayBeWrittenInEitherCase() throws {
+        var json = String(decoding: EventCodecTests.event(.patch, fields: ["a": 1]).jsonBytes(), as: UTF8.self)
+        json.removeLast()
+        json += #","updates":{"tags":{"remove":[{"element":"a","seen":["00000000000000010000000000000ABC/9"]}]}}}"#
+        let event = try Event(json: Array(json.utf8))
+        #expect(event.updates["tags"]?.remove.first?.seen.first?.description == "00000000000000010000000000000abc/9")
     }
 
     @Test func itemStatesWithSetsAndCountersRoundTripByteForByte() throws {

@@ -16,7 +16,7 @@ struct InspectionCommandTests {
         let hits = JSONLines.objects(korean)
         #expect(hits.count == 1, "\(korean)")
         let hit = try #require(hits.first)
-        #expect(JSONLines.keys(hit) == ["collection", "fields", "highlights", "id", "score"])
+        #expect(JSONLines.keys(hit) == ["collection", "fields", "highlights", "id", "score", "typos"])
         #expect(JSONLines.canonical(hit["highlights"]) == "{}", "no snippets unless asked")
         #expect(JSONLines.string(hit, "collection") == "notes")
         #expect(JSONLines.string(hit, "id") == "n3")
@@ -34,6 +34,8 @@ struct InspectionCommandTests {
             (["동기화", "--collection", "tasks"], []),
             (["note", "--tag", "회의"], []),
             (["회의", "--tag", "회의"], ["notes/n3"]),
+            (["editd"], ["notes/n1"]),  // a typo: "edited" is one edit away
+            (["editd", "--typos", "off"], []),
         ]
         for (arguments, expected) in cases {
             let result = try await EvstoreProcess.run(["search", fixture.path] + arguments + ["--format", "jsonl"])
@@ -43,6 +45,8 @@ struct InspectionCommandTests {
             }
             #expect(found == expected, "search \(arguments)")
         }
+        let bad = try await EvstoreProcess.run(["search", fixture.path, "x", "--typos", "sometimes"])
+        #expect(bad.status == 64 && bad.stderr.contains("--typos must be auto, on or off"), "\(bad)")
         let table = try await EvstoreProcess.run(["search", fixture.path, "동기화", "--format", "table"])
         #expect(table.status == 0, "\(table)")
         #expect(table.stdout.contains("notes/n3") && table.stdout.contains("동기화 회의"), "\(table)")

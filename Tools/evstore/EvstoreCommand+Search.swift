@@ -16,6 +16,7 @@ extension EvstoreCommand {
                   evstore search ./store "sync design" --collection notes --snippets
                   evstore search ./store 동기화 --tag work --limit 5
                   evstore search ./store sync --facets tags,folder --where 'folder == work'
+                  evstore search ./store synchroniztion --typos on
                 """)
 
         @OptionGroup var options: StoreOptions
@@ -36,12 +37,27 @@ extension EvstoreCommand {
             help: ArgumentHelp(
                 "Count the values of these fields over every hit (comma-separated, repeatable).", valueName: "fields"))
         var facets: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "Typo tolerance: auto (only when the words as written find nothing), on, off.", valueName: "mode"))
+        var typos = "auto"
         @OptionGroup var format: FormatOptions
 
         func validate() throws {
             if limit < 1 { throw ValidationError("--limit must be at least 1") }
             if offset < 0 { throw ValidationError("--offset must not be negative") }
             if snippetWords < 0 { throw ValidationError("--snippet-words must not be negative") }
+            if tolerance == nil { throw ValidationError("--typos must be auto, on or off") }
+        }
+
+        /// `--typos` as a tolerance.
+        var tolerance: TypoTolerance? {
+            switch typos {
+            case "auto": .automatic
+            case "on": .always
+            case "off": .off
+            default: nil
+            }
         }
 
         func run() async throws {
@@ -58,7 +74,8 @@ extension EvstoreCommand {
                         query, collection: collection, tags: tag, limit: limit, offset: offset,
                         filter: conditions.isEmpty ? nil : conditions.count == 1 ? conditions[0] : .and(conditions),
                         facets: fields.filter { !$0.isEmpty },
-                        highlights: snippets ? HighlightOptions(snippetWords: snippetWords) : nil))
+                        highlights: snippets ? HighlightOptions(snippetWords: snippetWords) : nil,
+                        typos: tolerance ?? .automatic))
                 Inspect.printSearch(page, facets: !fields.isEmpty, format: format.resolved, output: .standard)
             }
         }

@@ -18,10 +18,24 @@ struct SearchEngine {
     static let b = 0.75
     /// The most index terms one prefix expands to.
     static let maxExpansions = 64
+    /// The most close index terms one query word also matches (with typo tolerance).
+    static let maxTypoExpansions = 32
+
+    /// A hit of one collection: its doc id, its score and the edits its matched terms needed.
+    struct Hit {
+        var docID: UInt32
+        var score: Double
+        var typos: Int
+
+        /// What orders hits, greatest first: fewer typos, then a greater score.
+        var rank: Double { score - Double(typos) * 1e9 }
+    }
 
     /// One query term (or tag) and the index terms it matches.
     private struct Group {
         var terms: [IndexReader.TermLists]
+        /// Per term: its edits from the query word (0 for the word and its prefix expansions).
+        var edits: [Int]
         var estimate: Int
         var scored: Bool
         /// The group's place in the query: scores are summed in this order, so they do not depend
@@ -31,69 +45,103 @@ struct SearchEngine {
 
     func search(_ query: SearchQuery) throws -> SearchPage {
         guard query.limit >= 0, query.offset >= 0 else { return SearchPage(results: [], total: 0, facets: [:]) }
+        let page = try search(query, typos: query.typos == .always)
+        // Automatic: close terms only when the words as written find nothing.
+        guard query.typos == .automatic, page.total == 0 else { return page }
+        return try search(query, typos: true)
+    }
+
+    private func search(_ query: SearchQuery, typos: Bool) throws -> SearchPage {
         var index = try IndexReader(tx: reader.tx, databases: databases)
         let collections = try query.collection.map { [$0] } ?? allCollections()
-        var hits: [(docID: UInt32, score: Double)] = []
+        var hits: [Hit] = []
+        var texts: Set<String> = []
         for collection in collections {
-            hits.append(contentsOf: try candidates(query, in: collection, index: &index))
+            hits.append(contentsOf: try candidates(query, in: collection, typos: typos, index: &index))
         }
-        var resolved: [(key: [UInt8], score: Double)] = []
+        var resolved: [(key: [UInt8], hit: Hit)] = []
         var facets = FacetCounter(fields: query.facets)
         let total: Int
+        let wanted = query.offset + query.limit
         if query.filter != nil || !query.facets.isEmpty {
             // Every hit's values are read: to check the filter, to count the facets.
             let items = databases.items
             // Only the fields the filter and the facets read are decoded.
-            var wanted = Set(query.facets)
-            if let filter = query.filter { wanted.formUnion(filter.fields) }
+            var read = Set(query.facets)
+            if let filter = query.filter { read.formUnion(filter.fields) }
             for hit in hits {
                 guard let key = try index.itemKey(of: hit.docID),
                     let values = try key.withUnsafeBytes({ key in
                         try reader.tx.value(forKey: key, in: items).map {
-                            try ItemValues(decodingRecord: $0, only: wanted)
+                            try ItemValues(decodingRecord: $0, only: read)
                         }
                     }), values.exists
                 else { continue }
                 if let filter = query.filter, !filter.matches(values.fields) { continue }
                 facets.count(values.fields)
-                resolved.append((key, hit.score))
+                resolved.append((key, hit))
             }
             total = resolved.count
-            let wantedResults = query.offset + query.limit
-            if resolved.count > wantedResults {
+            if resolved.count > wanted {
                 let threshold =
-                    wantedResults == 0
-                    ? .infinity : SearchEngine.kthLargest(resolved.lazy.map(\.score), k: wantedResults)
-                resolved.removeAll { $0.score < threshold }
+                    wanted == 0 ? .infinity : SearchEngine.kthLargest(resolved.lazy.map(\.hit.rank), k: wanted)
+                resolved.removeAll { $0.hit.rank < threshold }
             }
         } else {
             total = hits.count
-            // Every hit scoring at least the `wanted`-th best score: ties at the cut are kept so
-            // the order among equal scores does not depend on doc ids (it is decided by item key).
-            let wanted = query.offset + query.limit
+            // Every hit ranking at least the `wanted`-th best: ties at the cut are kept so the
+            // order among equal ranks does not depend on doc ids (it is decided by item key).
             if wanted == 0 {
                 hits = []
             } else if hits.count > wanted {
-                let threshold = SearchEngine.kthLargest(hits.lazy.map(\.score), k: wanted)
-                hits.removeAll { $0.score < threshold }
+                let threshold = SearchEngine.kthLargest(hits.lazy.map(\.rank), k: wanted)
+                hits.removeAll { $0.rank < threshold }
             }
             for hit in hits {
                 guard let key = try index.itemKey(of: hit.docID) else { continue }
-                resolved.append((key, hit.score))
+                resolved.append((key, hit))
             }
         }
-        resolved.sort { $0.score != $1.score ? $0.score > $1.score : $0.key.lexicographicallyPrecedes($1.key) }
-        let highlighter = query.highlights.map {
-            Highlighter(tokenizer: tokenizer, terms: tokenizer.queryTerms(in: query.text), options: $0)
+        resolved.sort { lhs, rhs in
+            lhs.hit.rank != rhs.hit.rank ? lhs.hit.rank > rhs.hit.rank : lhs.key.lexicographicallyPrecedes(rhs.key)
         }
-        let results = try resolved.dropFirst(query.offset).prefix(query.limit).compactMap { entry -> SearchResult? in
+        let page = resolved.dropFirst(query.offset).prefix(query.limit)
+        var highlighter: Highlighter?
+        if let options = query.highlights {
+            var terms = tokenizer.queryTerms(in: query.text)
+            // The close terms typos matched are marked too.
+            if typos && page.contains(where: { $0.hit.typos > 0 }) {
+                texts = try closeTermTexts(query, collections: collections, index: index)
+                terms += texts.sorted().map { QueryTerm(text: $0, isPrefix: false) }
+            }
+            highlighter = Highlighter(tokenizer: tokenizer, terms: terms, options: options)
+        }
+        let results = try page.compactMap { entry -> SearchResult? in
             let (collection, id) = try entry.key.withUnsafeBytes { try Keys.splitItem($0) }
             guard let item = try reader.item(collection, id) else { return nil }
-            var result = SearchResult(item: item, score: entry.score)
+            var result = SearchResult(item: item, score: entry.hit.score, typos: entry.hit.typos)
             if let highlighter { result.highlights = highlights(of: item, with: highlighter) }
             return result
         }
         return SearchPage(results: results, total: total, facets: facets.result(limit: query.facetLimit))
+    }
+
+    /// The close index terms the query's words match with typos (to mark them in highlights).
+    private func closeTermTexts(_ query: SearchQuery, collections: [String], index: IndexReader) throws -> Set<String> {
+        var texts: Set<String> = []
+        for term in tokenizer.queryTerms(in: query.text) {
+            guard let allowed = SearchEngine.allowedEdits(term.text) else { continue }
+            for collection in collections {
+                let prefix = Keys.collectionPrefix(collection)
+                for close in try index.closeTerms(
+                    collection: prefix, word: term.text, maxEdits: allowed, asPrefix: term.isPrefix,
+                    limit: SearchEngine.maxTypoExpansions)
+                {
+                    texts.insert(String(decoding: close.lists.term.dropFirst(prefix.count), as: UTF8.self))
+                }
+            }
+        }
+        return texts
     }
 
     /// The highlights of an item's searchable fields (or the fields the options name): strings,
@@ -153,8 +201,21 @@ struct SearchEngine {
         try CollectionStats.collections(tx: reader.tx, db: databases.state)
     }
 
-    private func candidates(_ query: SearchQuery, in collection: String, index: inout IndexReader) throws
-        -> [(docID: UInt32, score: Double)]
+    /// One candidate's contribution from a query group: the edits of the term it matched (0:
+    /// exactly) and its score; fewer edits win over a greater score.
+    private struct Match {
+        var edits: Int
+        var score: Double
+
+        static let none = Match(edits: .max, score: -1)
+
+        func isBetter(than other: Match) -> Bool {
+            edits != other.edits ? edits < other.edits : score > other.score
+        }
+    }
+
+    private func candidates(_ query: SearchQuery, in collection: String, typos: Bool, index: inout IndexReader) throws
+        -> [Hit]
     {
         let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.state)
         guard stats.documents > 0 else { return [] }
@@ -165,18 +226,28 @@ struct SearchEngine {
         var groups: [Group] = []
         for term in terms {
             let key = IndexKeys.term(collection: collection, term: term.text)
-            let keys =
+            var keys =
                 term.isPrefix
                 ? try index.expand(prefix: key, limit: SearchEngine.maxExpansions) : [try index.lists(of: key)]
+            var edits = [Int](repeating: 0, count: keys.count)
+            if typos, let allowed = SearchEngine.allowedEdits(term.text) {
+                for close in try index.closeTerms(
+                    collection: Keys.collectionPrefix(collection), word: term.text, maxEdits: allowed,
+                    asPrefix: term.isPrefix, limit: SearchEngine.maxTypoExpansions)
+                {
+                    keys.append(close.lists)
+                    edits.append(close.edits)
+                }
+            }
             let estimate = try keys.reduce(0) { $0 + (try $1.estimatedFrequency()) }
             guard estimate > 0 else { return [] }
-            groups.append(Group(terms: keys, estimate: estimate, scored: true, position: groups.count))
+            groups.append(Group(terms: keys, edits: edits, estimate: estimate, scored: true, position: groups.count))
         }
         for tag in tags.sorted(by: utf8Less) {
             let key = try index.lists(of: IndexKeys.tag(collection: collection, tag: tag))
             let estimate = try key.estimatedFrequency()
             guard estimate > 0 else { return [] }
-            groups.append(Group(terms: [key], estimate: estimate, scored: false, position: groups.count))
+            groups.append(Group(terms: [key], edits: [0], estimate: estimate, scored: false, position: groups.count))
         }
         groups.sort { $0.estimate < $1.estimate }
 
@@ -192,25 +263,26 @@ struct SearchEngine {
         }
 
         // The driver: the live documents of the group with the fewest postings, in doc-id order.
-        // `contributions[g][c]`: what query group `g` adds to candidate `c`'s score.
+        // `contributions[g][c]`: what query group `g` gives candidate `c`.
         let driver = groups[0]
         var ids: [UInt32] = []
-        var contributions = [[Double]](repeating: [], count: groups.count)
+        var contributions = [[Match]](repeating: [], count: groups.count)
         if driver.terms.count == 1 {
             let postings = try index.livePostings(in: driver.terms[0])
             let weight = idf(postings.count)
             ids = postings.map(\.docID)
-            contributions[driver.position] =
-                driver.scored ? postings.map { score($0, idf: weight) } : [Double](repeating: 0, count: postings.count)
+            contributions[driver.position] = postings.map {
+                Match(edits: driver.edits[0], score: driver.scored ? score($0, idf: weight) : 0)
+            }
         } else {
-            // A prefix: a document may hold several of its terms; it scores its best one.
-            var best: [UInt32: Double] = [:]
-            for term in driver.terms {
+            // A prefix or close terms: a document may hold several; it takes its best one.
+            var best: [UInt32: Match] = [:]
+            for (term, edits) in zip(driver.terms, driver.edits) {
                 let postings = try index.livePostings(in: term)
                 let weight = idf(postings.count)
                 for posting in postings {
-                    let value = driver.scored ? score(posting, idf: weight) : 0
-                    best[posting.docID] = max(best[posting.docID] ?? 0, value)
+                    let match = Match(edits: edits, score: driver.scored ? score(posting, idf: weight) : 0)
+                    if match.isBetter(than: best[posting.docID] ?? .none) { best[posting.docID] = match }
                 }
             }
             ids = best.keys.sorted()
@@ -218,8 +290,8 @@ struct SearchEngine {
         }
         // Every other group must match too: walk its postings alongside the candidates.
         for group in groups.dropFirst() where !ids.isEmpty {
-            var best = [Double](repeating: -1, count: ids.count)
-            for term in group.terms {
+            var best = [Match](repeating: .none, count: ids.count)
+            for (term, edits) in zip(group.terms, group.edits) {
                 var matches: [(candidate: Int, posting: Posting)] = []
                 var position = 0
                 let frequency = try index.forEachLivePosting(in: term) { posting in
@@ -227,23 +299,40 @@ struct SearchEngine {
                     if position < ids.count && ids[position] == posting.docID { matches.append((position, posting)) }
                 }
                 let weight = idf(frequency)
-                for match in matches {
-                    best[match.candidate] = max(
-                        best[match.candidate], group.scored ? score(match.posting, idf: weight) : 0)
+                for found in matches {
+                    let match = Match(edits: edits, score: group.scored ? score(found.posting, idf: weight) : 0)
+                    if match.isBetter(than: best[found.candidate]) { best[found.candidate] = match }
                 }
             }
-            let kept = ids.indices.filter { best[$0] >= 0 }
+            let kept = ids.indices.filter { best[$0].edits != .max }
             ids = kept.map { ids[$0] }
             for other in contributions.indices where !contributions[other].isEmpty {
                 contributions[other] = kept.map { contributions[other][$0] }
             }
             contributions[group.position] = kept.map { best[$0] }
         }
-        let scores = ids.indices.map { candidate in
-            contributions.reduce(0.0) { $0 + ($1.isEmpty ? 0 : $1[candidate]) }
+        return ids.indices.map { candidate in
+            var hit = Hit(docID: ids[candidate], score: 0, typos: 0)
+            for group in contributions where !group.isEmpty {
+                hit.score += group[candidate].score
+                hit.typos += group[candidate].edits
+            }
+            return hit
         }
-        return zip(ids, scores).map { ($0, $1) }
     }
+
+    /// How many edits a query word may be away from an index term: 1 from 5 characters, 2 from
+    /// 9; none for shorter words, numbers and CJK text (bigrams and syllables).
+    static func allowedEdits(_ word: String) -> Int? {
+        let scalars = word.unicodeScalars
+        let count = scalars.count
+        guard count >= 5 else { return nil }
+        guard !scalars.allSatisfy({ $0.properties.numericType != nil }),
+            !scalars.contains(where: { Tokenizer.classify($0) == .cjk })
+        else { return nil }
+        return count >= 9 ? 2 : 1
+    }
+
 }
 
 extension StoreReader {

@@ -31,11 +31,14 @@ public struct SearchQuery: Sendable, Hashable {
     public var facetLimit: Int
     /// Snippets and highlights for the results returned (`nil`: none); see ``Highlight``.
     public var highlights: HighlightOptions?
+    /// Whether words also match index terms a typo away (see ``TypoTolerance``).
+    public var typos: TypoTolerance
 
     /// Creates a query.
     public init(
         _ text: String, collection: String? = nil, tags: [String] = [], limit: Int = 20, offset: Int = 0,
-        filter: Filter? = nil, facets: [String] = [], facetLimit: Int = 100, highlights: HighlightOptions? = nil
+        filter: Filter? = nil, facets: [String] = [], facetLimit: Int = 100, highlights: HighlightOptions? = nil,
+        typos: TypoTolerance = .automatic
     ) {
         self.text = text
         self.collection = collection
@@ -46,7 +49,22 @@ public struct SearchQuery: Sendable, Hashable {
         self.facets = facets
         self.facetLimit = facetLimit
         self.highlights = highlights
+        self.typos = typos
     }
+}
+
+/// Whether a search's words also match index terms a typo away: a word of 5 characters or more
+/// matches terms one edit away (a letter inserted, removed, replaced, or two adjacent letters
+/// swapped), one of 9 or more two edits away; never numbers or CJK text. A result that needed
+/// typos ranks below every result that needed fewer (``SearchResult/typos``).
+public enum TypoTolerance: String, Sendable, Hashable, CaseIterable {
+    /// Only when the words as written find nothing (the default): `synchroniztion` then finds
+    /// `synchronization`, and a query that finds something costs nothing more.
+    case automatic
+    /// Always: results with typos follow those without, on one page.
+    case always
+    /// Never.
+    case off
 }
 
 /// One search hit: the item and its BM25 score (greater is better).
@@ -58,6 +76,8 @@ public struct SearchResult: Sendable, Hashable {
     /// Per field, where the query matched, when the query asked (``SearchQuery/highlights``);
     /// fields without a match are left out.
     public var highlights: [String: Highlight] = [:]
+    /// The edits the matched index terms are away from the query's words (0: as written).
+    public var typos: Int = 0
 }
 
 /// A page of search results, with the number of hits and the facets of all of them.

@@ -136,7 +136,7 @@ public enum Inspect {
 
     /// Prints search results, their highlights when the query asked for them, and the facets.
     ///
-    /// JSON lines: `{"score", "collection", "id", "fields", "highlights"}`, best first, where
+    /// JSON lines: `{"score", "typos", "collection", "id", "fields", "highlights"}`, best first, where
     /// `highlights` maps each matched field to `{"text", "ranges": [[start, end]…] (UTF-8 byte
     /// offsets in text), "marked", "cut_before", "cut_after"}` (`{}` without `--snippets`); then,
     /// when facets were asked for, one line `{"total", "facets": {field: [{"value", "count"}…]}}`.
@@ -146,7 +146,7 @@ public enum Inspect {
             for result in page.results {
                 output.line(
                     Rendering.jsonLine([
-                        "score": .double(result.score),
+                        "score": .double(result.score), "typos": .int(Int64(result.typos)),
                         "collection": .string(result.item.collection), "id": .string(result.item.id),
                         "fields": .object(result.item.fields),
                         "highlights": .object(

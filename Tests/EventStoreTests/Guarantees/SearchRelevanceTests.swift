@@ -1,7 +1,7 @@
+import EventStoreTestSupport
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Search quality on an English and Korean fixture of 240 notes.
 struct SearchRelevanceTests {
@@ -29,7 +29,8 @@ struct SearchRelevanceTests {
         ("offline sync", "t-sync"), ("sync design", "t-sync"), ("event ranges", "t-sync"), ("offl", "t-sync"),
         ("hybrid clocks", "t-hlc"), ("logical", "t-hlc"), ("timestamps devices", "t-hlc"), ("lmdb", "t-lmdb"),
         ("map growth", "t-lmdb"), ("bm25", "t-bm25"), ("ranking", "t-bm25"), ("field weights", "t-bm25"),
-        ("kimchi stew", "t-kimchi"), ("gochugaru", "t-kimchi"), ("tomatoes garlic", "t-garden"), ("planting", "t-garden"),
+        ("kimchi stew", "t-kimchi"), ("gochugaru", "t-kimchi"), ("tomatoes garlic", "t-garden"),
+        ("planting", "t-garden"),
         ("marathon", "t-marathon"), ("intervals", "t-marathon"), ("tax receipts", "t-tax"), ("pension", "t-tax"),
         ("chopin", "t-piano"), ("nocturne arpeggios", "t-piano"), ("seoul palace", "t-seoul"), ("namsan", "t-seoul"),
         ("동기화", "t-ko-sync"), ("오프라인", "t-ko-sync"), ("충돌 병합", "t-ko-sync"), ("김치찌개", "t-ko-food"),
@@ -50,14 +51,18 @@ struct SearchRelevanceTests {
             (0..<count).map { _ in filler[Int(random.next() % UInt64(filler.count))] }.joined(separator: " ")
         }
         var changes: [Change] = targets.map { id, title, content, tags in
-            .put("notes", id: id, fields: ["title": .string(title), "content": .string(content), "tags": .array(tags.map(Value.string))])
+            .put(
+                "notes", id: id,
+                fields: ["title": .string(title), "content": .string(content), "tags": .array(tags.map(Value.string))])
         }
         for index in 0..<224 {
             changes.append(
-                .put("notes", id: "f\(index)", fields: [
-                    "title": .string(words(3)), "content": .string(words(20)),
-                    "tags": [.string(filler[index % filler.count])],
-                ]))
+                .put(
+                    "notes", id: "f\(index)",
+                    fields: [
+                        "title": .string(words(3)), "content": .string(words(20)),
+                        "tags": [.string(filler[index % filler.count])],
+                    ]))
         }
         try await store.append(changes)
     }
@@ -76,22 +81,58 @@ struct SearchRelevanceTests {
         }
     }
 
+    /// Misspelt queries a person would still expect to find the note: one edit in a word of 5
+    /// to 8 characters, two in a longer one (swaps count as one), the last word as a prefix.
+    static let typoQueries: [(String, String)] = [
+        ("ofline sync", "t-sync"), ("hybird clocks", "t-hlc"), ("timestmaps", "t-hlc"), ("marathno", "t-marathon"),
+        ("gochugaur", "t-kimchi"), ("tomatos garlic", "t-garden"), ("nocturen", "t-piano"), ("itinerray", "t-seoul"),
+        ("pension statemnts", "t-tax"), ("arpegios chopin", "t-piano"), ("plantign", "t-garden"),
+        ("kimhci stew", "t-kimchi"),
+    ]
+
+    @Test func misspeltQueriesFindTheNoteAndExactMatchesRankAboveTypos() async throws {
+        try await withTemporaryStore { store in
+            try await SearchRelevanceTests.fill(store)
+            for (query, expected) in SearchRelevanceTests.typoQueries {
+                let found = try store.search(SearchQuery(query, collection: "notes", limit: 3))
+                #expect(found.first?.item.id == expected, "\(query) → \(found.map(\.item.id))")
+                #expect(found.first.map { $0.typos > 0 } == true, "\(query): found through a typo")
+                #expect(
+                    try store.search(SearchQuery(query, collection: "notes", typos: .off)).isEmpty,
+                    "\(query) as written")
+            }
+            // Words that are right are never overruled by a neighbour a typo away: every exact
+            // query finds the same first note with typos always on, and with no edits.
+            for (query, expected) in SearchRelevanceTests.queries {
+                let found = try store.search(SearchQuery(query, collection: "notes", limit: 3, typos: .always))
+                #expect(found.contains { $0.item.id == expected }, "\(query) → \(found.map(\.item.id))")
+                #expect(found.first?.typos == 0, "\(query): an exact match ranks first")
+            }
+            // Korean syllables and numbers take no typos: a different syllable is another word.
+            #expect(try store.search(SearchQuery("동기하", collection: "notes")).isEmpty)
+            #expect(try store.search(SearchQuery("해운데", collection: "notes")).isEmpty)
+        }
+    }
+
     @Test func tagFiltersDeletesAndUpdates() async throws {
         try await withTemporaryStore { store in
             try await SearchRelevanceTests.fill(store)
             let home = try store.search(SearchQuery("", collection: "notes", tags: ["home"], limit: 50)).map(\.item.id)
             #expect(Set(home) == ["t-kimchi", "t-garden"])
             #expect(try store.search(SearchQuery("kimchi", collection: "notes", tags: ["work"])).isEmpty)
-            #expect(try store.search(SearchQuery("동기화", collection: "notes", tags: ["회의"])).map(\.item.id) == ["t-ko-sync"])
+            #expect(
+                try store.search(SearchQuery("동기화", collection: "notes", tags: ["회의"])).map(\.item.id) == ["t-ko-sync"])
 
             try await store.delete("notes", id: "t-kimchi")
             #expect(try store.search("kimchi", in: "notes").isEmpty)
-            #expect(try store.search(SearchQuery("", collection: "notes", tags: ["home"])).map(\.item.id) == ["t-garden"])
+            #expect(
+                try store.search(SearchQuery("", collection: "notes", tags: ["home"])).map(\.item.id) == ["t-garden"])
 
             try await store.patch("notes", id: "t-piano", fields: ["content": "Bach invention, two voices"])
             #expect(try store.search("chopin", in: "notes").isEmpty, "old words stop matching")
             #expect(try store.search("bach invention", in: "notes").first?.item.id == "t-piano")
-            #expect(try store.search("piano", in: "notes").first?.item.id == "t-piano", "the unchanged title still matches")
+            #expect(
+                try store.search("piano", in: "notes").first?.item.id == "t-piano", "the unchanged title still matches")
             #expect(try store.verify().isConsistent)
         }
     }

@@ -85,6 +85,19 @@ struct EventStoreEngine: BenchEngine {
         return ChildResult(figures: ["concurrent": Double(total) / (Double(elapsed) / 1e9)])
     }
 
+    /// The query with two adjacent letters swapped in its first Latin word of 5 letters or more
+    /// (the third and fourth), or as it is when it has none.
+    static func withTypo(_ query: SearchCase) -> SearchCase {
+        var query = query
+        guard let index = query.words.firstIndex(where: { $0.count >= 5 && $0.allSatisfy(\.isASCII) }) else {
+            return query
+        }
+        var letters = Array(query.words[index])
+        letters.swapAt(2, 3)
+        query.words[index] = String(letters)
+        return query
+    }
+
     static func text(_ query: SearchCase) -> String {
         // A trailing space makes the last word exact; without it the last word is a prefix.
         if let prefix = query.prefix { return (query.words + [prefix]).joined(separator: " ") }
@@ -116,6 +129,13 @@ struct EventStoreEngine: BenchEngine {
             return results.count
         }
         highlighted.write("snippets", into: &result)
+        // The whole-word queries with a typo in one word (automatic tolerance: the words as
+        // written find nothing, so close terms are looked up).
+        let typos = try measureSearches(exact.map(EventStoreEngine.withTypo)) { query in
+            try store.search(SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20))
+                .count
+        }
+        typos.write("typos", into: &result)
         result.figures["search.snippets.fields"] =
             Double(snippets) / Double(max(1, exact.count + min(100, exact.count)))
         let faceted = try measureSearches(exact) { query in

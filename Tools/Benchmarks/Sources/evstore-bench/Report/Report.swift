@@ -43,6 +43,8 @@ struct Report {
         case atMost(Double, text: String)
         /// EventStore's figure under another key (`figure`) at most `value`, shown as `text`.
         case figureAtMost(String, Double, text: String)
+        /// EventStore's figure at most `times` its figure under another key, shown as `text`.
+        case timesFigureAtMost(String, Double, text: String)
         /// Met only when both are.
         case both(Aim, Aim)
 
@@ -71,6 +73,8 @@ struct Report {
                 return ("≤ \(text)", es.map { $0 <= goal })
             case .figureAtMost(let figure, let goal, let text):
                 return ("≤ \(text)", results[figure, .eventstore].map { $0 <= goal })
+            case .timesFigureAtMost(let figure, let goal, let text):
+                return ("≤ \(text)", ratio(es, results[figure, .eventstore]).map { $0 <= goal })
             case .both(let first, let second):
                 let (firstText, firstMet) = first.evaluate(results, key)
                 let (secondText, secondMet) = second.evaluate(results, key)
@@ -92,6 +96,8 @@ struct Report {
         static let searchP99 = Aim.sqliteAtMost(0.33)
         /// A page of 20 results with snippets: p50 ≤ 0.3× FTS5's snippet() query (issue 15).
         static let snippetsP50 = Aim.sqliteAtMost(0.3)
+        /// Queries with a typo: p99 ≤ 2× the p99 of the same queries without (issue 15).
+        static let typosP99 = Aim.timesFigureAtMost("search.exact.p99", 2, text: "2× without typos")
         /// Rebuild: ≥ 1.5× SQLite.
         static let rebuild = Aim.sqliteAtLeast(1.5)
         /// Point reads: ≥ 5× SQLite.
@@ -158,6 +164,11 @@ struct Report {
                     aim: .snippetsP50),
                 Row("  1–2 words, page of 20 with snippets: p99 (ms)", "search.snippets.p99", .milliseconds),
                 Row("  snippets per query (matched fields)", "search.snippets.fields", .count),
+                Row("  1–2 words, a typo in one (automatic tolerance): p50 (ms)", "search.typos.p50", .milliseconds),
+                Row(
+                    "  1–2 words, a typo in one (automatic tolerance): p99 (ms)", "search.typos.p99", .milliseconds,
+                    aim: .typosP99),
+                Row("  1–2 words, a typo in one: queries with hits", "search.typos.hits", .count),
                 Row("  1–2 words, tag facets over every hit: p50 (ms)", "search.facets.p50", .milliseconds),
                 Row("  1–2 words, tag facets over every hit: p99 (ms)", "search.facets.p99", .milliseconds),
             ]
@@ -360,6 +371,7 @@ struct Report {
         Row("  4. search 1–2 words p99 (ms)", "search.exact.p99", .milliseconds, aim: .searchP99),
         Row("  4. search prefix p50 (ms)", "search.prefix.p50", .milliseconds, aim: .searchP50),
         Row("  4. search prefix p99 (ms)", "search.prefix.p99", .milliseconds, aim: .searchP99),
+        Row("  4. search with a typo p99 (ms)", "search.typos.p99", .milliseconds, aim: .typosP99),
         Row("  5. rebuild (events/s)", "rebuild", .rate, aim: .rebuild),
         Row("  5. bytes written per event (KiB)", "written.rebuild", .kibibytes),
         Row("  peak RSS, append (MiB)", "rss.append.durable", .memory),

@@ -19,7 +19,8 @@ struct DumpCommandTests {
         let changes = MixedStore.sharedChanges + [MixedStore.changeOnA, MixedStore.changeOnB]
         var previousHLC: UInt64 = 0
         for (index, (line, change)) in zip(lines, changes).enumerated() {
-            #expect(JSONLines.keys(line) == ["base", "collection", "fields", "hlc", "id", "item", "op", "schema", "seq"])
+            #expect(
+                JSONLines.keys(line) == ["base", "collection", "fields", "hlc", "id", "item", "op", "schema", "seq"])
             #expect(JSONLines.int(line, "seq") == index + 1)
             #expect(JSONLines.string(line, "collection") == change.collection)
             #expect(JSONLines.string(line, "item") == change.item)
@@ -58,8 +59,9 @@ struct DumpCommandTests {
             #expect(result.status == 0, "\(result)")
             let lines = JSONLines.objects(result)
             #expect(lines.map(JSONLines.keys) == Array(repeating: ["collection", "fields", "id", "version"], count: 3))
-            #expect(lines.map { "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "")" }
-                == ["notes/n1", "notes/n3", "tasks/t1"])
+            #expect(
+                lines.map { "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "")" }
+                    == ["notes/n1", "notes/n3", "tasks/t1"])
             var expected: [String: ExpectedItem] = [:]
             for (key, fields) in MixedStore.expectedItems {
                 let parts = key.split(separator: "/").map(String.init)
@@ -91,9 +93,13 @@ struct DumpCommandTests {
             #expect(JSONLines.keys(winner) == ["cleared", "event", "hlc", "value"])
             #expect(JSONLines.string(winner, "value") == "edited on B")
             #expect(JSONLines.bool(winner, "cleared") == false)
-            #expect(JSONLines.object(winner, "event").flatMap { JSONLines.string($0, "origin") } == MixedStore.replicaB.description)
+            #expect(
+                JSONLines.object(winner, "event").flatMap { JSONLines.string($0, "origin") }
+                    == MixedStore.replicaB.description)
             #expect(JSONLines.string(loser, "value") == "edited on A")
-            #expect(JSONLines.object(loser, "event").flatMap { JSONLines.string($0, "origin") } == MixedStore.replicaA.description)
+            #expect(
+                JSONLines.object(loser, "event").flatMap { JSONLines.string($0, "origin") }
+                    == MixedStore.replicaA.description)
             let winnerHLC = try #require(JSONLines.string(winner, "hlc").flatMap { UInt64($0) })
             let loserHLC = try #require(JSONLines.string(loser, "hlc").flatMap { UInt64($0) })
             #expect(winnerHLC > loserHLC)
@@ -105,7 +111,9 @@ struct DumpCommandTests {
         let directory = TemporaryDirectory(prefix: "evstore-dump")
         defer { directory.remove() }
         let fixture = try MixedStore(in: directory)
-        let notes = try await EvstoreProcess.run(["dump", fixture.path, "--terms", "--collection", "notes", "--format", "jsonl"])
+        let notes = try await EvstoreProcess.run([
+            "dump", fixture.path, "--terms", "--collection", "notes", "--format", "jsonl",
+        ])
         #expect(notes.status == 0, "\(notes)")
         let lines = JSONLines.objects(notes)
         #expect(!lines.isEmpty)
@@ -127,7 +135,9 @@ struct DumpCommandTests {
         #expect(milk.count == 1)
         #expect(milk.first.flatMap { JSONLines.string($0, "collection") } == "tasks")
 
-        let limited = try await EvstoreProcess.run(["dump", fixture.path, "--terms", "--limit", "3", "--format", "jsonl"])
+        let limited = try await EvstoreProcess.run([
+            "dump", fixture.path, "--terms", "--limit", "3", "--format", "jsonl",
+        ])
         #expect(JSONLines.objects(limited).count == 3)
     }
 
@@ -142,20 +152,27 @@ struct DumpCommandTests {
         let lines = JSONLines.objects(result)
         #expect(lines.allSatisfy { JSONLines.keys($0) == ["about", "database", "key", "text", "value"] }, "\(result)")
         var meta: [String: [String: Any]] = [:]
-        for line in lines { meta["\(JSONLines.string(line, "database") ?? "")/\(JSONLines.string(line, "key") ?? "")"] = line }
+        for line in lines {
+            meta["\(JSONLines.string(line, "database") ?? "")/\(JSONLines.string(line, "key") ?? "")"] = line
+        }
         #expect(meta["meta/store.replica"].flatMap { JSONLines.string($0, "value") } == MixedStore.replicaA.description)
         #expect(meta["meta/store.generation"].flatMap { JSONLines.int($0, "value") } == 0)
         #expect(meta["meta/store.format"].flatMap { JSONLines.int($0, "value") } == 3)
         #expect(meta["meta/store.origin-seq"].flatMap { JSONLines.int($0, "value") } == 7, "A gave seven events")
-        #expect(meta["meta/store.hlc"].flatMap { JSONLines.string($0, "value") } == String(fixture.events[7].hlc.rawValue))
+        #expect(
+            meta["meta/store.hlc"].flatMap { JSONLines.string($0, "value") } == String(fixture.events[7].hlc.rawValue))
         #expect(meta["g0.state/applied-through"].flatMap { JSONLines.int($0, "value") } == 8)
         let configuration = try #require(meta["meta/store.configuration"].flatMap { JSONLines.object($0, "value") })
-        #expect(JSONLines.keys(configuration) == ["collections", "defaultFields", "projections", "tagField", "tokenizer"])
+        #expect(
+            JSONLines.keys(configuration) == ["collections", "defaultFields", "projections", "tagField", "tokenizer"])
         #expect(JSONLines.string(configuration, "tagField") == "tags")
-        #expect((configuration["defaultFields"] as? [[String: Any]])?.compactMap { JSONLines.string($0, "name") } == ["content", "tags", "title"])
+        #expect(
+            (configuration["defaultFields"] as? [[String: Any]])?.compactMap { JSONLines.string($0, "name") } == [
+                "content", "tags", "title",
+            ])
         #expect(
             meta["meta/store.configuration"].flatMap { JSONLines.string($0, "text") }
-                == "search content×1 tags×2 title×3; tags from tags; tokenizer 1")
+                == "search content×1 tags×2 title×3; tags from tags; tokenizer 2")
 
         let table = try await EvstoreProcess.run(["dump", fixture.path, "--meta", "--format", "table"])
         #expect(table.status == 0, "\(table)")
@@ -229,13 +246,16 @@ struct DumpCommandTests {
         let directory = TemporaryDirectory(prefix: "evstore-dump")
         defer { directory.remove() }
         let fixture = try MixedStore(in: directory)
-        let result = try await EvstoreProcess.run(["dump", fixture.path, "--events", "--format", "jsonl"] + filter.arguments)
+        let result = try await EvstoreProcess.run(
+            ["dump", fixture.path, "--events", "--format", "jsonl"] + filter.arguments)
         #expect(result.status == 0, "\(result)")
         #expect(JSONLines.objects(result).compactMap { JSONLines.int($0, "seq") } == filter.seqs)
-        let table = try await EvstoreProcess.run(["dump", fixture.path, "--events", "--format", "table"] + filter.arguments)
+        let table = try await EvstoreProcess.run(
+            ["dump", fixture.path, "--events", "--format", "table"] + filter.arguments)
         #expect(table.status == 0, "\(table)")
-        #expect(try AlignedTable(table.stdout, columns: ["seq", "event", "hlc", "op", "item", "fields"]).rows.map { $0[0] }
-            == filter.seqs.map(String.init))
+        #expect(
+            try AlignedTable(table.stdout, columns: ["seq", "event", "hlc", "op", "item", "fields"]).rows.map { $0[0] }
+                == filter.seqs.map(String.init))
     }
 
     @Test("item and conflict filters select the right records")
@@ -280,7 +300,9 @@ struct DumpCommandTests {
         let result = try await EvstoreProcess.run(["dump", fixture.path] + arguments)
         #expect(result.status == 64, "\(result)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("does not apply to \(arguments[0])") && result.stderr.contains("only to --"), "\(result)")
+        #expect(
+            result.stderr.contains("does not apply to \(arguments[0])") && result.stderr.contains("only to --"),
+            "\(result)")
     }
 
     @Test("tables stay aligned with Korean ids (wide characters) in the middle columns")
@@ -319,7 +341,8 @@ struct DumpCommandTests {
         for arguments in [["--item", "notes/2026/11/22"], ["--item", "2026/11/22", "--collection", "notes"]] {
             let result = try await EvstoreProcess.run(["dump", path, "--items", "--format", "jsonl"] + arguments)
             #expect(result.status == 0, "\(result)")
-            #expect(JSONLines.objects(result).compactMap { JSONLines.string($0, "id") } == ["2026/11/22"], "\(arguments)")
+            #expect(
+                JSONLines.objects(result).compactMap { JSONLines.string($0, "id") } == ["2026/11/22"], "\(arguments)")
         }
     }
 

@@ -26,7 +26,8 @@ extension ProjectionWriter {
                     let (collection, _) = try Keys.splitItem(key)
                     var record = try ItemRecord(decoding: value)
                     let itemKey = Array(key)
-                    if let document = search.document(collection: collection, state: record.state, terms: &counters.search.terms) {
+                    if let document = counters.search.document(of: record.state, collection: collection, writer: search)
+                    {
                         record.searchDocument = try counters.search.add(
                             document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
                         indexed.append((itemKey, record))

@@ -56,13 +56,17 @@ struct SearchEngine {
         let collections = try query.collection.map { [$0] } ?? allCollections()
         var hits: [Hit] = []
         var texts: Set<String> = []
+        let text = QueryText(query.text, tokenizer: tokenizer)
+        let wanted = query.offset + query.limit
+        // With a filter, hits the page needs may rank anywhere before filtering.
+        let ranked = query.filter == nil ? wanted : nil
         for collection in collections {
-            hits.append(contentsOf: try candidates(query, in: collection, typos: typos, index: &index))
+            hits.append(
+                contentsOf: try candidates(query, text, in: collection, typos: typos, ranked: ranked, index: &index))
         }
         var resolved: [(key: [UInt8], hit: Hit)] = []
         var facets = FacetCounter(fields: query.facets)
         let total: Int
-        let wanted = query.offset + query.limit
         if query.filter != nil || !query.facets.isEmpty {
             // Every hit's values are read: to check the filter, to count the facets.
             let items = databases.items
@@ -206,20 +210,25 @@ struct SearchEngine {
     private struct Match {
         var edits: Int
         var score: Double
+        /// Where the matched term stands in the document (encoded, see ``PositionList``).
+        var positions = UnsafeRawBufferPointer(start: nil, count: 0)
 
-        static let none = Match(edits: .max, score: -1)
+        static var none: Match { Match(edits: .max, score: -1) }
 
         func isBetter(than other: Match) -> Bool {
             edits != other.edits ? edits < other.edits : score > other.score
         }
     }
 
-    private func candidates(_ query: SearchQuery, in collection: String, typos: Bool, index: inout IndexReader) throws
-        -> [Hit]
-    {
+    /// The hits of one collection. With `ranked`, proximity is scored for every hit that can
+    /// still reach the best `ranked` (see ``rewardProximity(_:_:_:ranked:)``); `nil`: for all.
+    private func candidates(
+        _ query: SearchQuery, _ text: QueryText, in collection: String, typos: Bool, ranked: Int?,
+        index: inout IndexReader
+    ) throws -> [Hit] {
         let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.state)
         guard stats.documents > 0 else { return [] }
-        let terms = tokenizer.queryTerms(in: query.text)
+        let terms = text.terms
         let tags = Set(query.tags.map(tokenizer.normalizeTag).filter { !$0.isEmpty })
         guard !terms.isEmpty || !tags.isEmpty else { return [] }
 
@@ -272,7 +281,8 @@ struct SearchEngine {
             let weight = idf(postings.count)
             ids = postings.map(\.docID)
             contributions[driver.position] = postings.map {
-                Match(edits: driver.edits[0], score: driver.scored ? score($0, idf: weight) : 0)
+                Match(
+                    edits: driver.edits[0], score: driver.scored ? score($0, idf: weight) : 0, positions: $0.positions)
             }
         } else {
             // A prefix or close terms: a document may hold several; it takes its best one.
@@ -281,7 +291,9 @@ struct SearchEngine {
                 let postings = try index.livePostings(in: term)
                 let weight = idf(postings.count)
                 for posting in postings {
-                    let match = Match(edits: edits, score: driver.scored ? score(posting, idf: weight) : 0)
+                    let match = Match(
+                        edits: edits, score: driver.scored ? score(posting, idf: weight) : 0,
+                        positions: posting.positions)
                     if match.isBetter(than: best[posting.docID] ?? .none) { best[posting.docID] = match }
                 }
             }
@@ -300,7 +312,9 @@ struct SearchEngine {
                 }
                 let weight = idf(frequency)
                 for found in matches {
-                    let match = Match(edits: edits, score: group.scored ? score(found.posting, idf: weight) : 0)
+                    let match = Match(
+                        edits: edits, score: group.scored ? score(found.posting, idf: weight) : 0,
+                        positions: found.posting.positions)
                     if match.isBetter(than: best[found.candidate]) { best[found.candidate] = match }
                 }
             }
@@ -311,13 +325,52 @@ struct SearchEngine {
             }
             contributions[group.position] = kept.map { best[$0] }
         }
-        return ids.indices.map { candidate in
+        if !text.phrases.isEmpty {
+            var matcher = PositionMatcher()
+            let kept = try ids.indices.filter { candidate in
+                try text.phrases.allSatisfy { phrase in
+                    try matcher.matches(phrase, positions: { contributions[$0][candidate].positions })
+                }
+            }
+            ids = kept.map { ids[$0] }
+            for group in contributions.indices where !contributions[group].isEmpty {
+                contributions[group] = kept.map { contributions[group][$0] }
+            }
+        }
+        var hits = ids.indices.map { candidate in
             var hit = Hit(docID: ids[candidate], score: 0, typos: 0)
             for group in contributions where !group.isEmpty {
                 hit.score += group[candidate].score
                 hit.typos += group[candidate].edits
             }
             return hit
+        }
+        if terms.count > 1 {
+            try rewardProximity(&hits, terms.count, { contributions[$0][$1].positions }, ranked: ranked)
+        }
+        return hits
+    }
+
+    /// Multiplies the score of hits whose query words stand close together by up to 2: by
+    /// `1 + closeness`, the mean over consecutive query terms of how close they stand at best
+    /// (``QueryText/closeness(_:_:)``: 1 adjacent and in order, 0 eight words apart or more).
+    ///
+    /// Only hits that could still reach the best `ranked` are scored (all when `nil`): the
+    /// `ranked`-th best rank before proximity bounds the page from below, and a hit whose doubled
+    /// score stays under it cannot reach the page.
+    private func rewardProximity(
+        _ hits: inout [Hit], _ terms: Int, _ positions: (_ term: Int, _ hit: Int) -> UnsafeRawBufferPointer,
+        ranked: Int?
+    ) throws {
+        var threshold = -Double.infinity
+        if let ranked {
+            guard ranked > 0 else { return }
+            if hits.count > ranked { threshold = SearchEngine.kthLargest(hits.lazy.map(\.rank), k: ranked) }
+        }
+        var matcher = PositionMatcher()
+        for index in hits.indices where hits[index].rank + hits[index].score >= threshold {
+            let closeness = try matcher.closeness(terms: terms) { positions($0, index) }
+            hits[index].score *= 1 + closeness
         }
     }
 

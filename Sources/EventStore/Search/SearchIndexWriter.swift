@@ -11,13 +11,21 @@ struct SearchIndexWriter {
     let configuration: SearchConfiguration
     let tokenizer = Tokenizer()
 
+    /// A writer for `configuration`, in its canonical form: fields are indexed in the order of
+    /// their names, so that term positions do not depend on the order they were declared in.
+    init(configuration: SearchConfiguration) {
+        self.configuration = configuration.canonical
+    }
+
     /// A document as indexed: its weighted terms and its tags, as numbers of the transaction's
     /// ``TermTable``, and its weighted length.
     struct Document {
-        /// A term of the document and its weighted frequency there.
+        /// A term of the document, its weighted frequency there, and where its encoded positions
+        /// are in the transaction's ``PositionCollector/arena``.
         struct Term {
             var number: UInt32
             var frequency: UInt32
+            var positions: Range<Int> = 0..<0
         }
         /// In order of first appearance, each term once.
         var terms: [Term] = []
@@ -27,29 +35,38 @@ struct SearchIndexWriter {
     }
 
     /// The searchable content of an item state, or `nil` when nothing is searchable; its terms
-    /// are added to `table`.
-    func document(collection: String, state: ItemState, terms table: inout TermTable) -> Document? {
+    /// are added to `table`, their positions to `positions`.
+    func document(
+        collection: String, state: ItemState, terms table: inout TermTable, positions: inout PositionCollector
+    ) -> Document? {
         guard state.exists else { return nil }
         let fields = configuration.fields(for: collection)
         guard !fields.isEmpty else { return nil }
         var document = Document()
         table.beginDocument()
+        var counter = PositionCounter()
         for field in fields {
             guard let value = state.value(of: field.name) else { continue }
             let weight = UInt32(field.weight)
             forEachString(in: value) { text in
-                tokenizer.forEachIndexTermBytes(in: text) { term in
+                // One unused word between strings: no phrase spans two fields or elements.
+                counter.skipWord()
+                _ = tokenizer.scan(text) { term, kind in
                     let (number, index) = table.occurrence(of: term)
+                    let position = counter.advance(kind)
                     if let index {
                         document.terms[index].frequency += weight
+                        positions.record(term: index, at: position)
                     } else {
                         table.setIndex(document.terms.count, of: number)
+                        positions.record(term: document.terms.count, at: position)
                         document.terms.append(Document.Term(number: number, frequency: weight))
                     }
                     document.length += weight
                 }
             }
         }
+        positions.finishDocument(terms: document.terms.count) { term, range in document.terms[term].positions = range }
         if let tags = state.value(of: configuration.tagField) {
             var term: [UInt8] = []
             forEachString(in: tags) { tag in
@@ -95,7 +112,7 @@ struct SearchIndexWriter {
     ) throws -> UInt32 {
         if searchableContentEqual(collection: collection, before.state, after) { return before.searchDocument }
         try changes.retire(before.searchDocument, collection: collection, tx: tx, databases: databases)
-        guard let document = document(collection: collection, state: after, terms: &changes.terms) else { return 0 }
+        guard let document = changes.document(of: after, collection: collection, writer: self) else { return 0 }
         return try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
     }
 }

@@ -4,7 +4,9 @@ extension Tokenizer {
     enum TermKind {
         /// A non-CJK word such as `iphone` or `2024`.
         case word
-        /// Two adjacent characters of a CJK run, such as `동기` in `동기화`.
+        /// The first two characters of a CJK run, such as `동기` in `동기화`.
+        case firstBigram
+        /// Two adjacent characters of a CJK run after its first, such as `기화` in `동기화`.
         case bigram
         /// A CJK run of exactly one character, such as `용` in `iPhone용`.
         case unigram
@@ -146,7 +148,7 @@ extension Tokenizer {
                     var bigram = String.UnicodeScalarView()
                     bigram.append(previous)
                     bigram.append(scalar)
-                    emit(String(bigram), .bigram)
+                    emit(String(bigram), cjkRunLength == 1 ? .firstBigram : .bigram)
                 }
                 previousCJK = scalar
                 cjkRunLength += 1

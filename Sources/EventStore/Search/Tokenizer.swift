@@ -53,7 +53,10 @@ package struct Tokenizer: Sendable {
     /// ``normalizeTag(_:)`` give other terms for some text** (folding tables, word breaks, bigram
     /// rules, ``maxTermBytes``, ``maxTagBytes``): a store indexed by another version is rebuilt when
     /// it is next opened for writing, since its index no longer matches what queries look up.
-    package static let version = 1
+    ///
+    /// Version 2 records term positions (word ordinals and CJK run offsets, see `TermPosition`)
+    /// in the index, for phrases and proximity: a store indexed by version 1 is rebuilt.
+    package static let version = 2
 
     /// Creates a tokenizer; it has no state, so one can be shared freely.
     package init() {}

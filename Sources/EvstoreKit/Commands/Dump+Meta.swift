@@ -116,7 +116,10 @@ enum MetaDecoder {
                 return entry(.int(count), "\(count)", "items in collection \(collection)")
             case .searchTotals(let collection, let documents, let totalLength):
                 return entry(
-                    .object(["documents": .int(Int64(clamping: documents)), "totalLength": .int(Int64(clamping: totalLength))]),
+                    .object([
+                        "documents": .int(Int64(clamping: documents)),
+                        "totalLength": .int(Int64(clamping: totalLength)),
+                    ]),
                     "\(documents) documents, total length \(totalLength)",
                     "search index: live documents of collection \(collection)")
             case .deadDocuments(let documents, let dead):
@@ -224,7 +227,10 @@ extension ConfigurationRecord {
         if !indexes.isEmpty {
             json["indexes"] = .array(
                 indexes.map {
-                    ["name": .string($0.name), "collection": .string($0.collection), "fields": .array($0.fields.map(Value.string))]
+                    [
+                        "name": .string($0.name), "collection": .string($0.collection),
+                        "fields": .array($0.fields.map(Value.string)),
+                    ]
                 })
         }
         if !schemas.isEmpty {
@@ -236,7 +242,8 @@ extension ConfigurationRecord {
                             schema.upcastVersions.map { from in
                                 var upcaster: [String: Value] = ["from": .int(Int64(from))]
                                 switch schema.upcasters[from] {
-                                case .steps(let steps)?: upcaster["steps"] = .array(steps.map { .string($0.description) })
+                                case .steps(let steps)?:
+                                    upcaster["steps"] = .array(steps.map { .string($0.description) })
                                 case .custom?, nil: upcaster["code"] = true
                                 }
                                 return .object(upcaster)
@@ -248,7 +255,7 @@ extension ConfigurationRecord {
         return .object(json)
     }
 
-    /// One line for people: `search title×3 …; tasks: title×4 notes×1; tags from tags; tokenizer 1;
+    /// One line for people: `search title×3 …; tasks: title×4 notes×1; tags from tags; tokenizer 2;
     /// projections notes-per-tag v1 (stale); indexes tasks(done,due)`.
     var text: String {
         let fields = SearchConfiguration.describe
@@ -274,7 +281,8 @@ extension ConfigurationRecord {
             }
             let policies = schema.mergePolicies.keys.sorted().map { "\($0) \(schema.mergePolicies[$0]!)" }
             parts.append(
-                "schema \(schema.collection) v\(schema.version)" + (upcasters.isEmpty ? "" : " (" + upcasters.joined(separator: "; ") + ")")
+                "schema \(schema.collection) v\(schema.version)"
+                    + (upcasters.isEmpty ? "" : " (" + upcasters.joined(separator: "; ") + ")")
                     + (policies.isEmpty ? "" : " merging " + policies.joined(separator: ", ")))
         }
         return parts.joined(separator: "; ")

@@ -5,12 +5,25 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSegment(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
-    if let postings = try? PostingList.Decoder.decodeAll(bytes) {
+    if let postings = try? PostingList.Decoder.decodeAll(bytes), let decoder = try? PostingList.Decoder(bytes) {
         precondition(!postings.isEmpty, "an empty posting list decoded")
         precondition(zip(postings, postings.dropFirst()).allSatisfy { $0.docID < $1.docID }, "doc ids must grow")
-        let again = PostingList.encoded(postings).withUnsafeBytes { try? PostingList.Decoder.decodeAll($0) }
+        precondition(decoder.hasPositions || postings.allSatisfy { $0.positions.isEmpty }, "positions without the flag")
+        let again = PostingList.encoded(postings, positions: decoder.hasPositions).withUnsafeBytes {
+            try? PostingList.Decoder.decodeAll($0)
+        }
         precondition(again == postings, "posting list round trip changed the postings")
         precondition((try? PostingList.count(in: bytes)) == postings.count, "header count differs from the postings")
+        // Each posting's positions either decode to growing positions that survive a round
+        // trip, or are corrupt.
+        for posting in postings {
+            guard let positions = try? PositionList.Decoder.decodeAll(posting.positions) else { continue }
+            precondition(zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 }, "positions must grow")
+            var writer = ByteWriter()
+            PositionList.encode(positions, into: &writer)
+            let again = writer.bytes.withUnsafeBytes { try? PositionList.Decoder.decodeAll($0) }
+            precondition(again == positions, "positions round trip changed them")
+        }
     }
     if let directory = try? SegmentDirectory(decoding: bytes) {
         let again = directory.encoded().withUnsafeBytes { try? SegmentDirectory(decoding: $0) }

@@ -5,7 +5,7 @@ import LMDB
 /// bytes while meaning the same.
 ///
 /// Compared: per item, whether it has a document and the document's weighted length; per term
-/// (in key order), its live postings as (item, weighted frequency, weighted length). Checked
+/// (in key order), its live postings as (item, weighted frequency, weighted length, positions). Checked
 /// on the live side: every item's document is live, every live posting belongs to its item's
 /// current document, and every key of `search_segments` belongs to a live segment, the merge
 /// under way or a clean-up. Collection totals (in `state`) are exact, so they are compared
@@ -25,13 +25,16 @@ struct SearchIndexAudit {
     }
 
     /// The index's meaning as lines, for tests: each indexed item with its document's length,
-    /// then each term with its live postings as `item:frequency:length`.
+    /// then each term with its live postings as `item:frequency:length` and, for words, their
+    /// positions (`@word.offset,…`).
     static func contents(tx: ReadTransaction, databases: ProjectionDatabases) throws -> [String] {
         var side = Side((tx, databases))
         var lines: [String] = []
         for (key, docID) in try side.items() {
             let length = try side.document(docID)?.length
-            lines.append("item \(String(decoding: key, as: UTF8.self)) \(length.map(String.init) ?? "missing")\(try side.dead.isDead(docID) ? " dead" : "")")
+            lines.append(
+                "item \(String(decoding: key, as: UTF8.self)) \(length.map(String.init) ?? "missing")\(try side.dead.isDead(docID) ? " dead" : "")"
+            )
         }
         let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
         var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: segments)
@@ -39,7 +42,13 @@ struct SearchIndexAudit {
         while let (term, lists) = try walk.next() {
             let postings = try side.postings(lists, documents: &documents)
             guard !postings.isEmpty else { continue }
-            lines.append("term \(String(decoding: term, as: UTF8.self)) " + postings.map { "\(String(decoding: $0.item, as: UTF8.self)):\($0.frequency):\($0.length)" }.joined(separator: " "))
+            let described = try postings.map { posting in
+                let positions = try posting.positions.withUnsafeBytes { try PositionList.Decoder.decodeAll($0) }
+                return "\(String(decoding: posting.item, as: UTF8.self)):\(posting.frequency):\(posting.length)"
+                    + (positions.isEmpty
+                        ? "" : "@" + positions.map { "\($0.word).\($0.offset)" }.joined(separator: ","))
+            }
+            lines.append("term \(String(decoding: term, as: UTF8.self)) " + described.joined(separator: " "))
         }
         return lines
     }
@@ -71,15 +80,25 @@ struct SearchIndexAudit {
             try IndexedDocument.load(docID, tx: tx, database: databases.searchDocuments)
         }
 
-        /// A term's live postings as (item key, frequency, length), sorted by item key.
+        /// A posting as compared: its item, frequency, length and encoded positions.
+        struct AuditPosting {
+            var item: [UInt8]
+            var frequency: UInt32
+            var length: UInt32
+            var docID: UInt32
+            var positions: [UInt8]
+        }
+
+        /// A term's live postings, sorted by item key.
         mutating func postings(_ lists: [(segment: Int, list: [UInt8])], documents: inout [UInt32: [UInt8]]) throws
-            -> [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)]
+            -> [AuditPosting]
         {
-            var result: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)] = []
+            var result: [AuditPosting] = []
             for (_, list) in lists {
-                var live: [Posting] = []
-                _ = try list.withUnsafeBytes { try dead.forEachLive(in: $0) { live.append($0) } }
-                for posting in live {
+                // Positions point into the list's bytes: copied while they are valid.
+                var live: [(posting: Posting, positions: [UInt8])] = []
+                _ = try list.withUnsafeBytes { try dead.forEachLive(in: $0) { live.append(($0, Array($0.positions))) } }
+                for (posting, positions) in live {
                     let item: [UInt8]
                     if let known = documents[posting.docID] {
                         item = known
@@ -87,7 +106,10 @@ struct SearchIndexAudit {
                         item = try document(posting.docID)?.itemKey ?? []
                         documents[posting.docID] = item
                     }
-                    result.append((item, posting.frequency, posting.length, posting.docID))
+                    result.append(
+                        AuditPosting(
+                            item: item, frequency: posting.frequency, length: posting.length, docID: posting.docID,
+                            positions: positions))
                 }
             }
             return result.sorted { ByteKey.compare($0.item, $1.item) < 0 }
@@ -111,12 +133,18 @@ struct SearchIndexAudit {
                 order = l < liveItems.count ? -1 : 1
             }
             if order < 0 {
-                report.record(.init(kind: "unexpected", database: "items", key: readable(liveItems[l].key), detail: "indexed, but a rebuild from the log does not index it"))
+                report.record(
+                    .init(
+                        kind: "unexpected", database: "items", key: readable(liveItems[l].key),
+                        detail: "indexed, but a rebuild from the log does not index it"))
                 l += 1
                 continue
             }
             if order > 0 {
-                report.record(.init(kind: "missing", database: "items", key: readable(rebuiltItems[r].key), detail: "a rebuild from the log indexes it"))
+                report.record(
+                    .init(
+                        kind: "missing", database: "items", key: readable(rebuiltItems[r].key),
+                        detail: "a rebuild from the log indexes it"))
                 r += 1
                 continue
             }
@@ -125,36 +153,54 @@ struct SearchIndexAudit {
             let liveDocument = try left.document(docID)
             let rebuiltDocument = try right.document(rebuiltItems[r].docID)
             if liveDocument == nil || liveDocument?.itemKey != liveItems[l].key {
-                report.record(.init(kind: "missing", database: "search_documents", key: key, detail: "document \(docID) of the item is missing or names another item"))
+                report.record(
+                    .init(
+                        kind: "missing", database: "search_documents", key: key,
+                        detail: "document \(docID) of the item is missing or names another item"))
             } else if try left.dead.isDead(docID) {
-                report.record(.init(kind: "dead-document", database: "state", key: key, detail: "the item's current document \(docID) is marked dead"))
+                report.record(
+                    .init(
+                        kind: "dead-document", database: "state", key: key,
+                        detail: "the item's current document \(docID) is marked dead"))
             } else if liveDocument?.length != rebuiltDocument?.length {
-                report.record(.init(kind: "different", database: "search_documents", key: key, detail: "document length \(liveDocument?.length ?? 0), a rebuild has \(rebuiltDocument?.length ?? 0)"))
+                report.record(
+                    .init(
+                        kind: "different", database: "search_documents", key: key,
+                        detail:
+                            "document length \(liveDocument?.length ?? 0), a rebuild has \(rebuiltDocument?.length ?? 0)"
+                    ))
             }
             l += 1
             r += 1
         }
     }
 
-    private func compareTerms(liveItems: [(key: [UInt8], docID: UInt32)], into report: inout VerificationReport) throws {
+    private func compareTerms(liveItems: [(key: [UInt8], docID: UInt32)], into report: inout VerificationReport) throws
+    {
         var left = Side(live)
         var right = Side(rebuilt)
-        var leftWalk = try TermWalk(tx: live.tx, database: live.databases.searchSegments, segments: try segments(of: live).map(\.id))
-        var rightWalk = try TermWalk(tx: rebuilt.tx, database: rebuilt.databases.searchSegments, segments: try segments(of: rebuilt).map(\.id))
+        var leftWalk = try TermWalk(
+            tx: live.tx, database: live.databases.searchSegments, segments: try segments(of: live).map(\.id))
+        var rightWalk = try TermWalk(
+            tx: rebuilt.tx, database: rebuilt.databases.searchSegments, segments: try segments(of: rebuilt).map(\.id))
         var leftDocuments: [UInt32: [UInt8]] = [:]
         var rightDocuments: [UInt32: [UInt8]] = [:]
         var leftItems: [[UInt8]: UInt32] = [:]
         for (key, docID) in liveItems { leftItems[key] = docID }
 
         func nextLive(
-            _ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]], report: inout VerificationReport
-        ) throws -> (term: [UInt8], postings: [(item: [UInt8], frequency: UInt32, length: UInt32, docID: UInt32)])? {
+            _ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]],
+            report: inout VerificationReport
+        ) throws -> (term: [UInt8], postings: [Side.AuditPosting])? {
             while let (term, lists) = try walk.next() {
                 do {
                     let postings = try side.postings(lists, documents: &documents)
                     if !postings.isEmpty { return (term, postings) }
                 } catch let error as EventStoreError where error.code == .corrupt {
-                    report.record(.init(kind: "undecodable", database: "search_segments", key: readableTerm(term), detail: error.message))
+                    report.record(
+                        .init(
+                            kind: "undecodable", database: "search_segments", key: readableTerm(term),
+                            detail: error.message))
                 }
             }
             return nil
@@ -170,34 +216,52 @@ struct SearchIndexAudit {
                 order = l != nil ? -1 : 1
             }
             if order < 0, let entry = l {
-                report.record(.init(kind: "unexpected", database: "search_segments", key: readableTerm(entry.term), detail: "\(entry.postings.count) live postings; a rebuild has none"))
+                report.record(
+                    .init(
+                        kind: "unexpected", database: "search_segments", key: readableTerm(entry.term),
+                        detail: "\(entry.postings.count) live postings; a rebuild has none"))
                 l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
                 continue
             }
             if order > 0, let entry = r {
-                report.record(.init(kind: "missing", database: "search_segments", key: readableTerm(entry.term), detail: "a rebuild has \(entry.postings.count) live postings"))
+                report.record(
+                    .init(
+                        kind: "missing", database: "search_segments", key: readableTerm(entry.term),
+                        detail: "a rebuild has \(entry.postings.count) live postings"))
                 r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)
                 continue
             }
             let liveEntry = l!
             let rebuiltEntry = r!
             for posting in liveEntry.postings where leftItems[posting.item] != posting.docID {
-                report.record(.init(kind: "stale-posting", database: "search_segments", key: readableTerm(liveEntry.term), detail: "live posting of document \(posting.docID), which is not its item's current document"))
+                report.record(
+                    .init(
+                        kind: "stale-posting", database: "search_segments", key: readableTerm(liveEntry.term),
+                        detail: "live posting of document \(posting.docID), which is not its item's current document"))
                 break
             }
-            let same = liveEntry.postings.count == rebuiltEntry.postings.count
+            let same =
+                liveEntry.postings.count == rebuiltEntry.postings.count
                 && zip(liveEntry.postings, rebuiltEntry.postings).allSatisfy {
                     $0.item == $1.item && $0.frequency == $1.frequency && $0.length == $1.length
+                        && $0.positions == $1.positions
                 }
             if !same {
-                report.record(.init(kind: "different", database: "search_segments", key: readableTerm(liveEntry.term), detail: "live postings differ from a rebuild (\(liveEntry.postings.count) against \(rebuiltEntry.postings.count))"))
+                report.record(
+                    .init(
+                        kind: "different", database: "search_segments", key: readableTerm(liveEntry.term),
+                        detail:
+                            "live postings differ from a rebuild (\(liveEntry.postings.count) against \(rebuiltEntry.postings.count))"
+                    ))
             }
             l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
             r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)
         }
     }
 
-    private func segments(of side: (tx: ReadTransaction, databases: ProjectionDatabases)) throws -> [SegmentDirectory.Segment] {
+    private func segments(of side: (tx: ReadTransaction, databases: ProjectionDatabases)) throws -> [SegmentDirectory
+        .Segment]
+    {
         try SegmentDirectory.load(tx: side.tx, state: side.databases.state).segments
     }
 
@@ -212,7 +276,10 @@ struct SearchIndexAudit {
             while let current = entry {
                 let id = try IndexKeys.segmentID(of: current.key)
                 if !known.contains(id) {
-                    report.record(.init(kind: "orphan-segment", database: "search_segments", key: "\(id)", detail: "keys of a segment the index directory does not know"))
+                    report.record(
+                        .init(
+                            kind: "orphan-segment", database: "search_segments", key: "\(id)",
+                            detail: "keys of a segment the index directory does not know"))
                 }
                 guard id < UInt32.max else { return }
                 entry = try IndexKeys.segment(id + 1).withUnsafeBytes { try cursor.seek(atLeast: $0) }

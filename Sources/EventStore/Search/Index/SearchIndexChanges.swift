@@ -6,7 +6,8 @@ import LMDB
 /// 1. doc ids that died → one bitmap chunk each (``DeadDocuments``, in `state`);
 /// 2. collection totals (``CollectionStats``, in `state`);
 /// 3. the new documents (`search_documents`), appended in doc-id order;
-/// 4. their postings, sorted by term, appended as a new segment (`search_segments`);
+/// 4. their postings (with their terms' positions), sorted by term, appended as a new segment
+///    (`search_segments`);
 /// 5. merge and clean-up work: each commit earns a budget proportional to the postings it
 ///    wrote, spent once 2,048 units have accumulated.
 ///
@@ -22,8 +23,10 @@ struct SearchIndexChanges {
         var alive: Bool
     }
 
-    /// The terms of the transaction's new documents (see ``SearchIndexWriter/document(collection:state:terms:)``).
+    /// The terms of the transaction's new documents (see ``SearchIndexWriter/document(collection:state:terms:positions:)``).
     var terms = TermTable()
+    /// The positions of the transaction's new documents' terms.
+    var positions = PositionCollector()
     private var directory: SegmentDirectory?
     private var loadedDirectory: SegmentDirectory?
     private var stats: [String: CollectionStats] = [:]
@@ -37,7 +40,8 @@ struct SearchIndexChanges {
     /// Earned merge work is spent when it reaches this much (about every eighth small commit).
     static let mergeThreshold: UInt64 = 2_048
 
-    private mutating func loadDirectory(tx: ReadTransaction, databases: ProjectionDatabases) throws -> SegmentDirectory {
+    private mutating func loadDirectory(tx: ReadTransaction, databases: ProjectionDatabases) throws -> SegmentDirectory
+    {
         if let directory { return directory }
         let loaded = try SegmentDirectory.load(tx: tx, state: databases.state)
         directory = loaded
@@ -54,8 +58,19 @@ struct SearchIndexChanges {
         stats[collection] = current
     }
 
+    /// The search document of an item state (see
+    /// ``SearchIndexWriter/document(collection:state:terms:positions:)``), its terms and positions
+    /// kept for this transaction's segment.
+    mutating func document(of state: ItemState, collection: String, writer: SearchIndexWriter) -> SearchIndexWriter
+        .Document?
+    {
+        writer.document(collection: collection, state: state, terms: &terms, positions: &positions)
+    }
+
     /// Marks an item's current document `docID` dead (nothing for 0).
-    mutating func retire(_ docID: UInt32, collection: String, tx: ReadTransaction, databases: ProjectionDatabases) throws {
+    mutating func retire(_ docID: UInt32, collection: String, tx: ReadTransaction, databases: ProjectionDatabases)
+        throws
+    {
         guard docID != 0 else { return }
         if let first = newDocuments.first?.docID, docID >= first {
             let index = Int(docID - first)
@@ -63,7 +78,9 @@ struct SearchIndexChanges {
                 throw EventStoreError(.corrupt, "search index: document \(docID) of an item is not current")
             }
             newDocuments[index].alive = false
-            try adjustStats(collection, documents: -1, length: -Int64(newDocuments[index].document.length), tx: tx, databases: databases)
+            try adjustStats(
+                collection, documents: -1, length: -Int64(newDocuments[index].document.length), tx: tx,
+                databases: databases)
             return
         }
         guard let stored = try IndexedDocument.load(docID, tx: tx, database: databases.searchDocuments) else {
@@ -81,7 +98,8 @@ struct SearchIndexChanges {
         var directory = try loadDirectory(tx: tx, databases: databases)
         let docID = try directory.allocateDocID()
         self.directory = directory
-        newDocuments.append(NewDocument(docID: docID, collection: collection, itemKey: itemKey, document: document, alive: true))
+        newDocuments.append(
+            NewDocument(docID: docID, collection: collection, itemKey: itemKey, document: document, alive: true))
         try adjustStats(collection, documents: 1, length: Int64(document.length), tx: tx, databases: databases)
         return docID
     }
@@ -103,11 +121,13 @@ struct SearchIndexChanges {
             }
             let segment = try directory.allocateSegmentID()
             postingsWritten = try writeSegment(segment, of: alive, tx: tx, databases: databases)
-            directory.segments.append(.init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
+            directory.segments.append(
+                .init(id: segment, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postingsWritten)))
         }
         // Merge work is earned per posting written and spent once enough has accumulated, so
         // most small commits touch no merge pages at all.
-        directory.credit += UInt64(max(SearchIndexChanges.minimumMergeWork, postingsWritten * SearchIndexChanges.mergeWorkPerPosting))
+        directory.credit += UInt64(
+            max(SearchIndexChanges.minimumMergeWork, postingsWritten * SearchIndexChanges.mergeWorkPerPosting))
         if directory.credit >= SearchIndexChanges.mergeThreshold {
             let budget = Int(clamping: directory.credit)
             directory.credit = 0
@@ -119,7 +139,11 @@ struct SearchIndexChanges {
 
     /// A posting on its way into a segment, with what it is sorted by.
     private struct SegmentPosting {
-        var posting: Posting
+        var docID: UInt32
+        var frequency: UInt32
+        var length: UInt32
+        /// Its positions in ``PositionCollector/arena``.
+        var positions: Range<Int>
         var term: UInt32
         var collection: Int32
     }
@@ -144,19 +168,29 @@ struct SearchIndexChanges {
         }
         for rank in 0..<terms.count { offsets[rank + 1] += offsets[rank] }
         let total = offsets[terms.count]
-        let empty = SegmentPosting(posting: Posting(docID: 0, frequency: 0, length: 0), term: 0, collection: 0)
+        let empty = SegmentPosting(docID: 0, frequency: 0, length: 0, positions: 0..<0, term: 0, collection: 0)
         var byTerm = [SegmentPosting](repeating: empty, count: total)
         for entry in documents {
             let collection = collectionNumbers[entry.collection]!
-            func place(_ term: UInt32, _ posting: Posting) {
+            func place(_ term: UInt32, _ posting: SegmentPosting) {
                 let rank = Int(ranks[Int(term)])
-                byTerm[offsets[rank]] = SegmentPosting(posting: posting, term: term, collection: collection)
+                byTerm[offsets[rank]] = posting
                 offsets[rank] += 1
             }
             for term in entry.document.terms {
-                place(term.number, Posting(docID: entry.docID, frequency: term.frequency, length: entry.document.length))
+                place(
+                    term.number,
+                    SegmentPosting(
+                        docID: entry.docID, frequency: term.frequency, length: entry.document.length,
+                        positions: term.positions, term: term.number, collection: collection))
             }
-            for tag in entry.document.tags { place(tag, Posting(docID: entry.docID, frequency: 0, length: 0)) }
+            for tag in entry.document.tags {
+                place(
+                    tag,
+                    SegmentPosting(
+                        docID: entry.docID, frequency: 0, length: 0, positions: 0..<0, term: tag, collection: collection
+                    ))
+            }
         }
         var sorted = byTerm
         if collections.count > 1 {
@@ -171,22 +205,36 @@ struct SearchIndexChanges {
 
         let prefixes = collections.map { IndexKeys.segment(segment, Keys.collectionPrefix($0)) }
         var writer = ByteWriter(capacity: 256)
+        var builder = PostingList.Builder(positions: true)
         var key: [UInt8] = []
         var runStart = 0
-        while runStart < sorted.count {
-            let term = sorted[runStart].term
-            let collection = sorted[runStart].collection
-            var runEnd = runStart + 1
-            while runEnd < sorted.count && sorted[runEnd].term == term && sorted[runEnd].collection == collection {
-                runEnd += 1
+        try positions.arena.bytes.withUnsafeBytes { arena in
+            while runStart < sorted.count {
+                let term = sorted[runStart].term
+                let collection = sorted[runStart].collection
+                var runEnd = runStart + 1
+                while runEnd < sorted.count && sorted[runEnd].term == term && sorted[runEnd].collection == collection {
+                    runEnd += 1
+                }
+                key.removeAll(keepingCapacity: true)
+                key.append(contentsOf: prefixes[Int(collection)])
+                let tag = terms.withBytes(of: term) { bytes in
+                    key.append(contentsOf: bytes)
+                    return bytes.first == IndexKeys.tagMarker
+                }
+                // Words carry their positions; tags have none.
+                builder.removeAll(positions: !tag)
+                for entry in sorted[runStart..<runEnd] {
+                    builder.append(
+                        Posting(
+                            docID: entry.docID, frequency: entry.frequency, length: entry.length,
+                            positions: UnsafeRawBufferPointer(rebasing: arena[entry.positions])))
+                }
+                writer.bytes.removeAll(keepingCapacity: true)
+                builder.encode(into: &writer)
+                try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
+                runStart = runEnd
             }
-            writer.bytes.removeAll(keepingCapacity: true)
-            PostingList.encode(sorted[runStart..<runEnd].lazy.map(\.posting), into: &writer)
-            key.removeAll(keepingCapacity: true)
-            key.append(contentsOf: prefixes[Int(collection)])
-            terms.withBytes(of: term) { key.append(contentsOf: $0) }
-            try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
-            runStart = runEnd
         }
         return sorted.count
     }

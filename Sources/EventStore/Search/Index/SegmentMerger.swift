@@ -30,7 +30,8 @@ struct SegmentMerger {
             if directory.merge == nil {
                 guard let range = directory.nextMergeRange() else { return }
                 let output = try directory.allocateSegmentID()
-                directory.merge = .init(inputs: directory.segments[range].map(\.id), output: output, resumeAfter: nil, written: 0)
+                directory.merge = .init(
+                    inputs: directory.segments[range].map(\.id), output: output, resumeAfter: nil, written: 0)
             }
             try step(&directory, budget: &budget)
         }
@@ -39,21 +40,26 @@ struct SegmentMerger {
     /// Copies terms of the merge under way until the budget is spent or the merge completes.
     private func step(_ directory: inout SegmentDirectory, budget: inout Int) throws {
         guard var merge = directory.merge else { return }
-        var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
+        var walk = try TermWalk(
+            tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
         var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
-        var merged: [Posting] = []
+        var merged = PostingList.Builder(positions: false)
         var writer = ByteWriter(capacity: 256)
         while budget > 0, let (term, lists) = try walk.next() {
-            merged.removeAll(keepingCapacity: true)
+            // The output keeps positions when its inputs have them (words do, tags do not).
+            let positions = try lists.contains {
+                try $0.list.withUnsafeBytes { try PostingList.Decoder($0).hasPositions }
+            }
+            merged.removeAll(positions: positions)
             for (_, list) in lists {
                 try list.withUnsafeBytes { list in
                     budget -= try PostingList.count(in: list)
                     try dead.forEachLive(in: list) { merged.append($0) }
                 }
             }
-            if !merged.isEmpty {
+            if merged.count > 0 {
                 writer.bytes.removeAll(keepingCapacity: true)
-                PostingList.encode(merged, into: &writer)
+                merged.encode(into: &writer)
                 try tx.put(writer.bytes, forKey: IndexKeys.segment(merge.output, term), in: databases.searchSegments)
                 merge.written += UInt64(merged.count)
             }
@@ -71,7 +77,8 @@ struct SegmentMerger {
         let range = first..<first + merge.inputs.count
         let firstDoc = directory.segments[range.lowerBound].firstDoc
         let lastDoc = directory.segments[range.upperBound - 1].lastDoc
-        let output = SegmentDirectory.Segment(id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written)
+        let output = SegmentDirectory.Segment(
+            id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written)
         directory.segments.replaceSubrange(range, with: merge.written > 0 ? [output] : [])
         directory.cleanup.append(contentsOf: merge.inputs.map { .segment($0) })
         directory.cleanup.append(.documents(from: firstDoc, through: lastDoc))
@@ -85,7 +92,8 @@ struct SegmentMerger {
             let prefix = IndexKeys.segment(id)
             return try tx.withWriteCursor(on: databases.searchSegments) { cursor in
                 while budget > 0 {
-                    guard let entry = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }), entry.key.starts(with: prefix)
+                    guard let entry = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }),
+                        entry.key.starts(with: prefix)
                     else { return nil }
                     budget -= 1 + entry.value.count / 32
                     try cursor.deleteCurrent()
@@ -97,7 +105,10 @@ struct SegmentMerger {
             var next = UInt64(from)
             try tx.withWriteCursor(on: databases.searchDocuments) { cursor in
                 while budget > 0 && next <= UInt64(through) {
-                    guard let entry = try IndexKeys.document(UInt32(next)).withUnsafeBytes({ try cursor.seek(atLeast: $0) }),
+                    guard
+                        let entry = try IndexKeys.document(UInt32(next)).withUnsafeBytes({
+                            try cursor.seek(atLeast: $0)
+                        }),
                         case let docID = try IndexKeys.docID(of: entry.key), docID <= through
                     else {
                         next = UInt64(through) + 1

@@ -1,3 +1,4 @@
+import EventStoreTestSupport
 import Testing
 
 @testable import EventStore
@@ -15,14 +16,62 @@ struct PostingListTests {
             var docID = UInt32.random(in: 1...1_000, using: &random)
             var postings: [Posting] = []
             for _ in 0..<Int.random(in: 1...300, using: &random) {
-                postings.append(Posting(
-                    docID: docID, frequency: UInt32.random(in: 0...10_000, using: &random),
-                    length: UInt32.random(in: 0...UInt32.max, using: &random)))
+                postings.append(
+                    Posting(
+                        docID: docID, frequency: UInt32.random(in: 0...10_000, using: &random),
+                        length: UInt32.random(in: 0...UInt32.max, using: &random)))
                 docID += UInt32.random(in: 1...100_000, using: &random)
             }
             let bytes = PostingList.encoded(postings)
             #expect(try decode(bytes) == postings)
             #expect(try bytes.withUnsafeBytes { try PostingList.count(in: $0) } == postings.count)
+        }
+    }
+
+    @Test func postingsWithPositionsRoundTripAndKeepThePostingsDense() throws {
+        var random = SeededGenerator(seed: 11)
+        var storage = ByteWriter()
+        var shapes: [(docID: UInt32, frequency: UInt32, length: UInt32, positions: Range<Int>)] = []
+        var docID: UInt32 = 1
+        for _ in 0..<300 {
+            var word = UInt32(random.next() % 5)
+            let positions = (0..<Int(1 + random.next() % 6)).map { _ -> TermPosition in
+                word += UInt32(1 + random.next() % 300)
+                return TermPosition(word: word, offset: random.next() % 3 == 0 ? UInt32(random.next() % 4) : 0)
+            }
+            var writer = ByteWriter()
+            PositionList.encode(positions, into: &writer)
+            #expect(try writer.bytes.withUnsafeBytes { try PositionList.Decoder.decodeAll($0) } == positions)
+            shapes.append(
+                (docID, UInt32(positions.count), 40, storage.bytes.count..<storage.bytes.count + writer.bytes.count))
+            storage.write(raw: writer.bytes)
+            docID += UInt32(1 + random.next() % 50)
+        }
+        try storage.bytes.withUnsafeBytes { buffer throws in
+            let postings = shapes.map {
+                Posting(
+                    docID: $0.docID, frequency: $0.frequency, length: $0.length,
+                    positions: UnsafeRawBufferPointer(rebasing: buffer[$0.positions]))
+            }
+            let bytes = PostingList.encoded(postings, positions: true)
+            #expect(try decode(bytes) == postings)
+            #expect(try bytes.withUnsafeBytes { try PostingList.Decoder($0).hasPositions })
+            // The postings come first, as densely as without positions (one byte more each).
+            let plain = PostingList.encoded(
+                postings.map { Posting(docID: $0.docID, frequency: $0.frequency, length: $0.length) })
+            #expect(bytes.count == plain.count + 2 + postings.count + storage.bytes.count)
+        }
+    }
+
+    @Test(arguments: [
+        ("a position that does not grow", [2, 0] as [UInt8]),
+        ("an offset of 0 marked as present", [3, 0]),
+        ("a truncated offset", [3]),
+        ("a word beyond 32 bits", [0xFE, 0xFF, 0xFF, 0xFF, 0x3F]),
+    ])
+    func damagedPositionsAreCorrupt(_ name: String, _ bytes: [UInt8]) {
+        #expect(throws: EventStoreError.self, "\(name)") {
+            try bytes.withUnsafeBytes { try PositionList.Decoder.decodeAll($0) }
         }
     }
 
@@ -36,18 +85,23 @@ struct PostingListTests {
         #expect(PostingList.encoded(postings).count <= 2 + 3 + 1_000 * 3)
     }
 
-    @Test(arguments: [
-        ("empty", [UInt8]()),
-        ("flags reserved for positions", [1, 1, 5, 1, 1]),
-        ("no postings", [0, 0]),
-        ("count beyond the bytes", [0, 9, 5, 1, 1]),
-        ("truncated posting", [0, 2, 5, 1, 1, 3, 1]),
-        ("doc ids that do not grow", [0, 2, 5, 1, 1, 0, 1, 1]),
-        ("trailing bytes", [0, 1, 5, 1, 1, 7]),
-        ("doc id beyond 32 bits", [0, 1, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 1]),
-        ("doc ids overflow", [0, 2, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 1, 1, 1, 1, 1]),
-        ("frequency beyond 32 bits", [0, 1, 5, 0x80, 0x80, 0x80, 0x80, 0x10, 1]),
-    ] as [(String, [UInt8])])
+    @Test(
+        arguments: [
+            ("empty", [UInt8]()),
+            ("unknown flags", [2, 1, 5, 1, 1]),
+            ("postings' size beyond the bytes", [1, 1, 5, 1, 1]),
+            ("positions beyond the bytes", [1, 1, 4, 5, 1, 1, 3, 0]),
+            ("positions left over", [1, 1, 4, 5, 1, 1, 1, 0, 2]),
+            ("postings' size longer than the postings", [1, 1, 5, 5, 1, 1, 1, 9, 0]),
+            ("no postings", [0, 0]),
+            ("count beyond the bytes", [0, 9, 5, 1, 1]),
+            ("truncated posting", [0, 2, 5, 1, 1, 3, 1]),
+            ("doc ids that do not grow", [0, 2, 5, 1, 1, 0, 1, 1]),
+            ("trailing bytes", [0, 1, 5, 1, 1, 7]),
+            ("doc id beyond 32 bits", [0, 1, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 1]),
+            ("doc ids overflow", [0, 2, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 1, 1, 1, 1, 1]),
+            ("frequency beyond 32 bits", [0, 1, 5, 0x80, 0x80, 0x80, 0x80, 0x10, 1]),
+        ] as [(String, [UInt8])])
     func damagedListsAreCorrupt(_ damage: String, _ bytes: [UInt8]) {
         #expect(throws: EventStoreError.self, "\(damage)") { _ = try decode(bytes) }
         do {

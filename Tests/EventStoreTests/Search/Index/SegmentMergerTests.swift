@@ -31,7 +31,9 @@ struct SegmentMergerTests {
                 if round % 17 == 0 {
                     try await store.delete("notes", id: id)
                 } else {
-                    try await store.put("notes", id: id, fields: ["title": .string(Self.title(&random, words: 2 + Int(random.next() % 6)))])
+                    try await store.put(
+                        "notes", id: id,
+                        fields: ["title": .string(Self.title(&random, words: 2 + Int(random.next() % 6)))])
                 }
             }
             let directory = try Self.directory(store)
@@ -52,12 +54,19 @@ struct SegmentMergerTests {
     @Test func aReplacedVersionIsNeverFoundAgain() async throws {
         try await withTemporaryStore(configuration: F.configuration()) { store async throws in
             for version in 0..<120 {
-                let word = "ver" + String(UnicodeScalar(UInt8(97 + version / 26))) + String(UnicodeScalar(UInt8(97 + version % 26)))
-                try await store.put("notes", id: "one", fields: ["title": .string("common \(word)"), "tags": ["t\(version % 3)"]])
+                let word =
+                    "ver" + String(UnicodeScalar(UInt8(97 + version / 26)))
+                    + String(UnicodeScalar(UInt8(97 + version % 26)))
+                try await store.put(
+                    "notes", id: "one", fields: ["title": .string("common \(word)"), "tags": ["t\(version % 3)"]])
                 #expect(try store.search(word).map(\.item.id) == ["one"])
                 if version > 0 {
-                    let previous = "ver" + String(UnicodeScalar(UInt8(97 + (version - 1) / 26))) + String(UnicodeScalar(UInt8(97 + (version - 1) % 26)))
-                    #expect(try store.search(previous).isEmpty, "version \(version - 1) is dead")
+                    let previous =
+                        "ver" + String(UnicodeScalar(UInt8(97 + (version - 1) / 26)))
+                        + String(UnicodeScalar(UInt8(97 + (version - 1) % 26)))
+                    // Without typos: the current word is one edit away.
+                    #expect(
+                        try store.search(SearchQuery(previous, typos: .off)).isEmpty, "version \(version - 1) is dead")
                 }
                 #expect(try store.search("common").count == 1)
                 #expect(try store.search(SearchQuery("common", tags: ["t\(version % 3)"])).count == 1)
@@ -76,9 +85,10 @@ struct SegmentMergerTests {
     static func storeWithALongMerge(_ store: Store, _ random: inout SeededGenerator) async throws {
         for batch in 0..<8 {
             let count = batch == 7 ? 60 : 200
-            try await store.append((0..<count).map { index in
-                .put("notes", id: "b\(batch)-\(index)", fields: ["title": .string(title(&random, words: 10))])
-            })
+            try await store.append(
+                (0..<count).map { index in
+                    .put("notes", id: "b\(batch)-\(index)", fields: ["title": .string(title(&random, words: 10))])
+                })
         }
     }
 
@@ -136,7 +146,8 @@ struct DamagedSearchIndexTests {
 
     @Test func aDamagedPostingListIsCorruptForSearchAndReportedByVerify() async throws {
         try await withTemporaryStore(configuration: F.configuration()) { store async throws in
-            try await store.append((0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "damaged index \($0)"]) })
+            try await store.append(
+                (0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "damaged index \($0)"]) })
             let databases = try store.read { try $0.projection }
             let key = try store.read { reader in
                 let segment = try SegmentDirectory.load(tx: reader.tx, state: databases.state).segments[0].id
@@ -154,7 +165,9 @@ struct DamagedSearchIndexTests {
             #expect(try store.search("index").count == 20, "other terms still answer")
             let report = try store.verify()
             #expect(!report.isConsistent)
-            #expect(report.problems.contains { $0.kind == "undecodable" && $0.key == "notes/damaged" }, "\(report.problems)")
+            #expect(
+                report.problems.contains { $0.kind == "undecodable" && $0.key == "notes/damaged" }, "\(report.problems)"
+            )
             // A rebuild repairs it.
             try await store.rebuildProjections()
             #expect(try store.search("damaged").count == 20)

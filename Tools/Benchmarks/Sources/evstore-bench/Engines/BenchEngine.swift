@@ -9,8 +9,8 @@ protocol BenchEngine {
     func single(mode: Mode, count: Int) throws -> ChildResult
     /// 3. `writers` threads, each appending its share of events one commit at a time (durable).
     func concurrent(writers: Int, perWriter: Int) throws -> ChildResult
-    /// 4. Whole-word and prefix queries against the store of scenario 1.
-    func search(exact: [SearchCase], prefix: [SearchCase]) throws -> ChildResult
+    /// 4. Whole-word, prefix and phrase queries against the store of scenario 1.
+    func search(exact: [SearchCase], prefix: [SearchCase], phrases: [SearchCase]) throws -> ChildResult
     /// 6. Point reads of items, and a full log scan, on the store of scenario 1.
     func reads(ids: [String]) throws -> ChildResult
     /// 5. Rebuild of items (and the search index) from the log of the store of scenario 1.
@@ -20,7 +20,9 @@ protocol BenchEngine {
 }
 
 extension BenchEngine {
-    func search(exact: [SearchCase], prefix: [SearchCase]) throws -> ChildResult { ChildResult() }
+    func search(exact: [SearchCase], prefix: [SearchCase], phrases: [SearchCase]) throws -> ChildResult {
+        ChildResult()
+    }
 }
 
 /// Search latencies of one query set, as figures.
@@ -42,6 +44,26 @@ struct SearchFigures {
         result.figures["search.\(name).qps"] = Double(latencies.samples.count) / max(latencies.totalSeconds, 1e-9)
         result.figures["search.\(name).hits"] = Double(queriesWithHits)
         result.figures["search.\(name).results"] = Double(results) / Double(count)
+    }
+}
+
+/// What a set of queries matched, in full (every match, not a page): the number of matches and
+/// an order-independent digest of (query, item id) pairs, 52 bits so that it is exact as a
+/// figure. Two engines with the same figures matched the same items for every query.
+struct MatchDigest {
+    var matches = 0
+    private var sum: UInt64 = 0
+
+    mutating func add(query: Int, id: String) {
+        var hash = FNV1a()
+        hash.add(String(query) + "\u{0}" + id)
+        sum &+= hash.value
+        matches += 1
+    }
+
+    func write(_ name: String, into result: inout ChildResult) {
+        result.figures["search.\(name).matches"] = Double(matches)
+        result.figures["search.\(name).digest"] = Double(sum & 0xF_FFFF_FFFF_FFFF)
     }
 }
 

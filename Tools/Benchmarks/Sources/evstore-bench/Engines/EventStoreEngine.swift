@@ -99,32 +99,34 @@ struct EventStoreEngine: BenchEngine {
     }
 
     static func text(_ query: SearchCase) -> String {
+        if query.phrase { return "\"" + query.words.joined(separator: " ") + "\"" }
         // A trailing space makes the last word exact; without it the last word is a prefix.
         if let prefix = query.prefix { return (query.words + [prefix]).joined(separator: " ") }
         return query.words.joined(separator: " ") + " "
     }
 
-    func search(exact: [SearchCase], prefix: [SearchCase]) throws -> ChildResult {
+    /// A query as FTS5 answers it: without typo tolerance (see the typo query set for it).
+    static func query(_ query: SearchCase, limit: Int = 20) -> SearchQuery {
+        SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: limit, typos: .off)
+    }
+
+    func search(exact: [SearchCase], prefix: [SearchCase], phrases: [SearchCase]) throws -> ChildResult {
         let path = context.store(.eventstore)
         try context.requireStore(path)
         let store = try open(path, mode: .durable)
         defer { store.close() }
         var result = ChildResult()
         for (name, cases) in [("exact", exact), ("prefix", prefix)] {
-            let figures = try measureSearches(cases) { query in
-                try store.search(SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20))
-                    .count
-            }
+            let figures = try measureSearches(cases) { query in try store.search(EventStoreEngine.query(query)).count }
             figures.write(name, into: &result)
         }
         // A page of 20 with a snippet of each matched field (16 words, marked), and the tag
         // facets over every hit.
         var snippets = 0
         let highlighted = try measureSearches(exact) { query in
-            let results = try store.search(
-                SearchQuery(
-                    EventStoreEngine.text(query), collection: Workload.collection, limit: 20,
-                    highlights: HighlightOptions()))
+            var page = EventStoreEngine.query(query)
+            page.highlights = HighlightOptions()
+            let results = try store.search(page)
             snippets += results.reduce(0) { $0 + $1.highlights.count }
             return results.count
         }
@@ -139,11 +141,21 @@ struct EventStoreEngine: BenchEngine {
         result.figures["search.snippets.fields"] =
             Double(snippets) / Double(max(1, exact.count + min(100, exact.count)))
         let faceted = try measureSearches(exact) { query in
-            try store.searchPage(
-                SearchQuery(EventStoreEngine.text(query), collection: Workload.collection, limit: 20, facets: ["tags"])
-            ).results.count
+            var page = EventStoreEngine.query(query)
+            page.facets = ["tags"]
+            return try store.searchPage(page).results.count
         }
         faceted.write("facets", into: &result)
+        // Phrases: the page of 20 timed; then, untimed, every match, to compare with FTS5's.
+        let phrased = try measureSearches(phrases) { query in try store.search(EventStoreEngine.query(query)).count }
+        phrased.write("phrases", into: &result)
+        var digest = MatchDigest()
+        for (index, query) in phrases.enumerated() {
+            for hit in try store.search(EventStoreEngine.query(query, limit: 1_000_000)) {
+                digest.add(query: index, id: hit.item.id)
+            }
+        }
+        digest.write("phrases", into: &result)
         return result
     }
 
@@ -199,9 +211,12 @@ struct EventStoreEngine: BenchEngine {
         var result = ChildResult()
         result.figures["size"] = Double(fileSize(path + "/data.mdb")) / 1_048_576
         if let compacted = try compactedSize(path) { result.figures["size.compacted"] = compacted }
+        var search = 0
         for (name, bytes) in try LMDBBreakdown.databases(at: path) {
             result.figures["size.db.\(name)"] = Double(bytes) / 1_048_576
+            if name.contains("search_") { search += bytes }
         }
+        result.figures["size.search"] = Double(search) / 1_048_576
         return result
     }
 }

@@ -174,6 +174,8 @@ struct SQLiteEngine: BenchEngine {
     /// An FTS5 query: every word quoted, the prefix as `"pre"*`.
     static func match(_ query: SearchCase) -> String {
         func quoted(_ word: String) -> String { "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        // A phrase within the title or the content (tags are separate values, not text).
+        if query.phrase { return "{title content} : " + quoted(query.words.joined(separator: " ")) }
         var parts = query.words.map(quoted)
         if let prefix = query.prefix { parts.append(quoted(prefix) + "*") }
         return parts.joined(separator: " ")
@@ -187,7 +189,7 @@ struct SQLiteEngine: BenchEngine {
         var tags: [String]
     }
 
-    func search(exact: [SearchCase], prefix: [SearchCase]) throws -> ChildResult {
+    func search(exact: [SearchCase], prefix: [SearchCase], phrases: [SearchCase]) throws -> ChildResult {
         let path = context.store(.sqlite)
         try context.requireStore(path)
         let pool = try open(path, mode: .durable)
@@ -262,6 +264,26 @@ struct SQLiteEngine: BenchEngine {
             }
         }
         faceted.write("facets", into: &result)
+        // Phrases: the page of 20 timed; then, untimed, every match, to compare with EventStore's.
+        let phrased = try measureSearches(phrases) { query in
+            try pool.read { db in
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [SQLiteEngine.match(query)])
+                var count = 0
+                while try rows.next() != nil { count += 1 }
+                return count
+            }
+        }
+        phrased.write("phrases", into: &result)
+        let matchSQL = "SELECT i.id FROM items_fts JOIN items AS i ON i.pk = items_fts.rowid WHERE items_fts MATCH ?"
+        var digest = MatchDigest()
+        try pool.read { db in
+            for (index, query) in phrases.enumerated() {
+                let ids = try String.fetchCursor(
+                    db.cachedStatement(sql: matchSQL), arguments: [SQLiteEngine.match(query)])
+                while let id = try ids.next() { digest.add(query: index, id: id) }
+            }
+        }
+        digest.write("phrases", into: &result)
         try pool.close()
         return result
     }
@@ -358,11 +380,15 @@ struct SQLiteEngine: BenchEngine {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             if let rows = try? Row.fetchAll(db, sql: "SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name") {
+                var search = 0
                 for row in rows {
                     let name: String = row[0]
                     let bytes: Int = row[1]
                     result.figures["size.db.\(name)"] = Double(bytes) / 1_048_576
+                    // FTS5's own tables (the text itself is in `items`, an external content table).
+                    if name.hasPrefix("items_fts") { search += bytes }
                 }
+                result.figures["size.search"] = Double(search) / 1_048_576
             }
         }
         try pool.close()

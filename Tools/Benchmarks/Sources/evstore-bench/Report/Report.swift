@@ -96,6 +96,11 @@ struct Report {
         static let searchP99 = Aim.sqliteAtMost(0.33)
         /// A page of 20 results with snippets: p50 ≤ 0.3× FTS5's snippet() query (issue 15).
         static let snippetsP50 = Aim.sqliteAtMost(0.3)
+        /// Phrase queries: p50 ≤ 0.3× and p99 ≤ 0.5× FTS5's phrase queries (issue 15).
+        static let phrasesP50 = Aim.sqliteAtMost(0.3)
+        static let phrasesP99 = Aim.sqliteAtMost(0.5)
+        /// The search index with positions: ≤ 1.0× FTS5's tables (issue 15).
+        static let searchSize = Aim.sqliteAtMost(1.0)
         /// Queries with a typo: p99 ≤ 2× the p99 of the same queries without (issue 15).
         static let typosP99 = Aim.timesFigureAtMost("search.exact.p99", 2, text: "2× without typos")
         /// Rebuild: ≥ 1.5× SQLite.
@@ -169,6 +174,11 @@ struct Report {
                     "  1–2 words, a typo in one (automatic tolerance): p99 (ms)", "search.typos.p99", .milliseconds,
                     aim: .typosP99),
                 Row("  1–2 words, a typo in one: queries with hits", "search.typos.hits", .count),
+                Row("  phrase of 2 words (\"a b\"): p50 (ms)", "search.phrases.p50", .milliseconds, aim: .phrasesP50),
+                Row("  phrase of 2 words (\"a b\"): p99 (ms)", "search.phrases.p99", .milliseconds, aim: .phrasesP99),
+                Row("  phrase: queries with hits", "search.phrases.hits", .count),
+                Row("  phrase: documents matched, all pages", "search.phrases.matches", .count),
+                Row("  phrase: digest of (query, id) matched (equal: the same)", "search.phrases.digest", .count),
                 Row("  1–2 words, tag facets over every hit: p50 (ms)", "search.facets.p50", .milliseconds),
                 Row("  1–2 words, tag facets over every hit: p99 (ms)", "search.facets.p99", .milliseconds),
             ]
@@ -193,6 +203,7 @@ struct Report {
             [
                 Row("  store", "size", .mebibytes, aim: .size),
                 Row("  compacted copy (LMDB: mdb_env_copy2 compact)", "size.compacted", .mebibytes),
+                Row("  search index with positions (FTS5: its tables)", "size.search", .mebibytes, aim: .searchSize),
             ]
         ),
         (
@@ -372,6 +383,9 @@ struct Report {
         Row("  4. search prefix p50 (ms)", "search.prefix.p50", .milliseconds, aim: .searchP50),
         Row("  4. search prefix p99 (ms)", "search.prefix.p99", .milliseconds, aim: .searchP99),
         Row("  4. search with a typo p99 (ms)", "search.typos.p99", .milliseconds, aim: .typosP99),
+        Row("  4. phrase p50 (ms)", "search.phrases.p50", .milliseconds, aim: .phrasesP50),
+        Row("  4. phrase p99 (ms)", "search.phrases.p99", .milliseconds, aim: .phrasesP99),
+        Row("  7. search index (MiB)", "size.search", .mebibytes, aim: .searchSize),
         Row("  5. rebuild (events/s)", "rebuild", .rate, aim: .rebuild),
         Row("  5. bytes written per event (KiB)", "written.rebuild", .kibibytes),
         Row("  peak RSS, append (MiB)", "rss.append.durable", .memory),

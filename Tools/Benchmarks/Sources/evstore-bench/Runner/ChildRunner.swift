@@ -23,7 +23,9 @@ enum ChildRunner {
         case .search:
             let count = task.count ?? options.queries
             result = try engine.search(
-                exact: Queries.exact(context.workload, count: count), prefix: Queries.prefix(context.workload, count: count))
+                exact: Queries.exact(context.workload, count: count),
+                prefix: Queries.prefix(context.workload, count: count),
+                phrases: Queries.phrases(context.workload, count: count))
         case .reads: result = try engine.reads(ids: context.readIDs(task.count ?? options.reads))
         case .rebuild: result = try engine.rebuild()
         case .size: result = try engine.size()
@@ -92,7 +94,8 @@ enum ChildProcess {
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix(marker) })
         else {
             throw BenchError(
-                "\(task.scenario.rawValue)/\(task.engine.rawValue)/\(task.mode.rawValue) failed (status \(process.terminationStatus))\n\(text)")
+                "\(task.scenario.rawValue)/\(task.engine.rawValue)/\(task.mode.rawValue) failed (status \(process.terminationStatus))\n\(text)"
+            )
         }
         return try JSONDecoder().decode(ChildResult.self, from: Data(line.dropFirst(marker.count).utf8))
     }

@@ -4,6 +4,8 @@ struct SearchCase: Sendable {
     var words: [String]
     /// A word prefix that must match too (search-as-you-type), or `nil`.
     var prefix: String?
+    /// Whether the words are one quoted phrase (adjacent, in order).
+    var phrase = false
 }
 
 /// The search workload: 1,000 queries of one and two whole words, and 1,000 prefix queries.
@@ -37,6 +39,30 @@ enum Queries {
             let words = index % 2 == 1 ? [word(vocabulary, &random)] : []
             return SearchCase(words: words, prefix: prefix)
         }
+    }
+
+    /// Phrase queries: two adjacent Latin words taken from the text of events spread over the
+    /// workload (so most match the notes they came from, unless a later event changed them).
+    /// Latin only: the two engines tokenize Korean differently (FTS5 keeps a Korean word whole,
+    /// EventStore indexes bigrams and lets a particle follow a phrase's word), so only Latin
+    /// phrases can be compared for identical matches.
+    static func phrases(_ workload: Workload, count: Int) -> [SearchCase] {
+        var random = SeededRandom(seed: workload.seed ^ 0x5048_5241_5345_5320)
+        var generator = workload.makeGenerator()
+        let stride = max(1, workload.events / max(count * 2, 1))
+        var cases: [SearchCase] = []
+        while cases.count < count, let event = generator.next() {
+            guard generator.produced % stride == 0, let text = event.content ?? event.title else { continue }
+            let words = text.split(separator: " ").map(String.init)
+            guard words.count >= 2 else { continue }
+            let start = random.below(words.count - 1)
+            let pair = [words[start], words[start + 1]]
+            guard pair.allSatisfy({ $0.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic } }),
+                pair[0] != pair[1]
+            else { continue }
+            cases.append(SearchCase(words: pair, prefix: nil, phrase: true))
+        }
+        return cases
     }
 
     private static func word(_ vocabulary: Vocabulary, _ random: inout SeededRandom) -> String {

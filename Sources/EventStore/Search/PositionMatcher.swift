@@ -1,0 +1,45 @@
+/// Reads the positions of a candidate's matched terms to check phrases and score proximity,
+/// reusing its buffers from candidate to candidate.
+///
+/// A term whose posting has no positions (a store indexed before positions existed, opened
+/// read-only) neither fails a phrase nor counts for proximity.
+struct PositionMatcher {
+    private var decoded: [[TermPosition]] = []
+
+    private mutating func decode(_ slot: Int, _ bytes: UnsafeRawBufferPointer) throws {
+        while decoded.count <= slot { decoded.append([]) }
+        try PositionList.Decoder.decode(bytes, into: &decoded[slot])
+    }
+
+    /// Whether the candidate holds the phrase: `positions(term)` gives its matched term's
+    /// positions (see ``QueryText/phraseMatches(_:positions:)``).
+    mutating func matches(
+        _ phrase: [QueryText.PhraseToken], positions: (_ term: Int) -> UnsafeRawBufferPointer
+    ) throws -> Bool {
+        for (slot, token) in phrase.enumerated() {
+            let bytes = positions(token.term)
+            if bytes.isEmpty { return true }
+            try decode(slot, bytes)
+        }
+        return QueryText.phraseMatches(phrase, positions: Array(decoded.prefix(phrase.count)))
+    }
+
+    /// The mean closeness of consecutive query terms `0..<terms` in the candidate (0 when none
+    /// can be measured).
+    mutating func closeness(terms: Int, positions: (_ term: Int) -> UnsafeRawBufferPointer) throws -> Double {
+        var known = [Bool](repeating: false, count: terms)
+        for term in 0..<terms {
+            let bytes = positions(term)
+            guard !bytes.isEmpty else { continue }
+            try decode(term, bytes)
+            known[term] = true
+        }
+        var sum = 0.0
+        var pairs = 0
+        for term in 0..<terms - 1 where known[term] && known[term + 1] {
+            sum += QueryText.closeness(decoded[term], decoded[term + 1])
+            pairs += 1
+        }
+        return pairs == 0 ? 0 : sum / Double(pairs)
+    }
+}

@@ -20,6 +20,9 @@ struct SearchEngine {
     static let maxExpansions = 64
     /// The most close index terms one query word also matches (with typo tolerance).
     static let maxTypoExpansions = 32
+    /// About how many postings the close terms of one query word may hold together (see
+    /// ``IndexReader/closeTerms(collection:word:maxEdits:asPrefix:limit:postingBudget:cache:)``).
+    static let typoPostingBudget = 20_000
 
     /// A hit of one collection: its doc id, its score and the edits its matched terms needed.
     struct Hit {
@@ -139,7 +142,8 @@ struct SearchEngine {
                 let prefix = Keys.collectionPrefix(collection)
                 for close in try index.closeTerms(
                     collection: prefix, word: term.text, maxEdits: allowed, asPrefix: term.isPrefix,
-                    limit: SearchEngine.maxTypoExpansions)
+                    limit: SearchEngine.maxTypoExpansions, postingBudget: SearchEngine.typoPostingBudget,
+                    cache: reader.store.searchTerms)
                 {
                     texts.insert(String(decoding: close.lists.term.dropFirst(prefix.count), as: UTF8.self))
                 }
@@ -242,7 +246,9 @@ struct SearchEngine {
             if typos, let allowed = SearchEngine.allowedEdits(term.text) {
                 for close in try index.closeTerms(
                     collection: Keys.collectionPrefix(collection), word: term.text, maxEdits: allowed,
-                    asPrefix: term.isPrefix, limit: SearchEngine.maxTypoExpansions)
+                    asPrefix: term.isPrefix, limit: SearchEngine.maxTypoExpansions,
+                    postingBudget: SearchEngine.typoPostingBudget,
+                    cache: reader.store.searchTerms)
                 {
                     keys.append(close.lists)
                     edits.append(close.edits)

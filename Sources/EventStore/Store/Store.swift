@@ -36,6 +36,8 @@ public final class Store: @unchecked Sendable {
     let logger: Logger
     let writer: Writer?
     let commits = CommitSignal()
+    /// The search index's segment terms, for typo lookups (see ``SegmentTermCache``).
+    let searchTerms = SegmentTermCache()
     /// The clock as of the last commit; each write transaction starts from it.
     let clock: Mutex<HybridLogicalClock>
     /// The current replica id as of the last commit that changed it.

@@ -1,8 +1,8 @@
-import LMDB
-
 /// Typo tolerance: the index terms within a few edits of a query word, found by walking each
-/// live segment's sorted term keys with an edit-distance table and skipping every key range
-/// whose prefix is already too far from the word (one seek each), not by scanning all terms.
+/// live segment's sorted terms with an edit-distance table and skipping every range of terms
+/// whose beginning is already too far from the word (a binary search each), not by comparing
+/// the word with every term. The terms are the live segments' union, from a
+/// ``SegmentTermCache`` (each segment's read once, the union made once per set of segments).
 extension IndexReader {
     /// An index term close to a query word, with its lists and its edit distance.
     struct CloseTerm {
@@ -12,53 +12,53 @@ extension IndexReader {
 
     /// The terms of a collection within `maxEdits` (Damerau: insertion, deletion, substitution,
     /// swap of adjacent characters) of `word`, or — with `asPrefix` — that begin with something
-    /// within `maxEdits` of it; at most `limit`, the fewest edits first, then in term order.
+    /// within `maxEdits` of it. Of the first `limit` by edits (then term order), the fewest edits
+    /// come first, then the most frequent, as long as their postings together stay within
+    /// `postingBudget` (the first is always kept): the likeliest corrections, at a bounded cost.
     /// Terms equal to `word` (or, with `asPrefix`, beginning with it) are left out: the exact
     /// match finds them.
     ///
     /// - Parameter collection: The collection's key prefix (``Keys/collectionPrefix(_:)``); each
     ///   found term's ``TermLists/term`` begins with it, as ``expand(prefix:limit:)``'s do.
-    func closeTerms(collection: [UInt8], word: String, maxEdits: Int, asPrefix: Bool, limit: Int) throws -> [CloseTerm]
-    {
+    func closeTerms(
+        collection: [UInt8], word: String, maxEdits: Int, asPrefix: Bool, limit: Int, postingBudget: Int = .max,
+        cache: SegmentTermCache = SegmentTermCache()
+    ) throws -> [CloseTerm] {
         let target = Array(word.unicodeScalars)
         guard maxEdits > 0, !target.isEmpty else { return [] }
-        var found: [ByteKey: (edits: Int, lists: [(segment: Int, list: UnsafeRawBufferPointer)])] = [:]
+        var found: [ByteKey: Int] = [:]
         var distance = EditDistance(target: target, maxEdits: maxEdits, asPrefix: asPrefix)
-        try tx.withCursor(on: databases.searchSegments) { cursor in
-            for (position, segment) in segments.enumerated() {
-                let base = IndexKeys.segment(segment, collection)
-                // Tags (`0x01 tag`) sort before every word: start after them.
-                var entry = try (base + [IndexKeys.tagMarker + 1]).withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                while let current = entry, current.key.starts(with: base) {
-                    let term = UnsafeRawBufferPointer(rebasing: current.key[(current.key.startIndex + base.count)...])
-                    switch distance.evaluate(term) {
-                    case .match(let edits):
-                        let key = ByteKey(collection + Array(term))
-                        var value = found[key] ?? (edits, [])
-                        value.lists.append((position, current.value))
-                        found[key] = value
-                        entry = try cursor.next()
-                    case .noMatch:
-                        entry = try cursor.next()
-                    case .deadAfter(let length):
-                        // No key that begins with these bytes can match: seek past all of them.
-                        guard let successor = IndexKey.successor(of: Array(term.prefix(length))) else {
-                            entry = nil
-                            break
-                        }
-                        entry = try (base + successor).withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                    }
-                }
+        let database = databases.searchSegments
+        let terms = try cache.vocabulary(of: liveSegments, in: database) { segment in
+            try SegmentTerms.load(segment.id, tx: tx, database: database)
+        }
+        terms.forEachWord(of: collection) { term in
+            switch distance.evaluate(term) {
+            case .match(let edits):
+                found[ByteKey(collection + Array(term))] = edits
+                return nil
+            case .noMatch:
+                return nil
+            case .deadAfter(let length):
+                return length
             }
         }
-        return found.sorted { lhs, rhs in
-            lhs.value.edits != rhs.value.edits ? lhs.value.edits < rhs.value.edits : lhs.key < rhs.key
+        let chosen = found.sorted { lhs, rhs in lhs.value != rhs.value ? lhs.value < rhs.value : lhs.key < rhs.key }
+            .prefix(limit)
+        let candidates = try chosen.compactMap { key, edits -> (term: CloseTerm, postings: Int)? in
+            let lists = try lists(of: key.bytes)
+            guard !lists.lists.isEmpty else { return nil }
+            return (CloseTerm(lists: lists, edits: edits), try lists.estimatedFrequency())
+        }.sorted { lhs, rhs in
+            lhs.term.edits != rhs.term.edits ? lhs.term.edits < rhs.term.edits : lhs.postings > rhs.postings
         }
-        .prefix(limit)
-        .map { key, value in
-            CloseTerm(
-                lists: TermLists(term: key.bytes, lists: value.lists.sorted { $0.segment < $1.segment }.map(\.list)),
-                edits: value.edits)
+        var taken: [CloseTerm] = []
+        var postings = 0
+        for candidate in candidates {
+            if !taken.isEmpty && postings + candidate.postings > postingBudget { continue }
+            taken.append(candidate.term)
+            postings += candidate.postings
         }
+        return taken
     }
 }

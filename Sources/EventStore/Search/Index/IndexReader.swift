@@ -6,13 +6,16 @@ struct IndexReader {
     let tx: ReadTransaction
     let databases: ProjectionDatabases
     /// The live segments, in doc-id order (from the ``SegmentDirectory``).
+    let liveSegments: [SegmentDirectory.Segment]
+    /// Their ids.
     let segments: [UInt32]
     private var dead: DeadDocuments.Reader
 
     init(tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.tx = tx
         self.databases = databases
-        segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
+        liveSegments = try SegmentDirectory.load(tx: tx, state: databases.state).segments
+        segments = liveSegments.map(\.id)
         dead = DeadDocuments.Reader(tx: tx, database: databases.state)
     }
 

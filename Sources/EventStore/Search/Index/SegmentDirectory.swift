@@ -9,7 +9,7 @@ import LMDB
 /// So walking the segments in order yields any term's postings in doc-id order.
 struct SegmentDirectory: Equatable {
     /// A live segment.
-    struct Segment: Equatable {
+    struct Segment: Hashable {
         var id: UInt32
         var firstDoc: UInt32
         var lastDoc: UInt32

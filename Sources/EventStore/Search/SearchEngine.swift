@@ -19,10 +19,10 @@ struct SearchEngine {
     /// The most index terms one prefix expands to.
     static let maxExpansions = 64
     /// The most close index terms one query word also matches (with typo tolerance).
-    static let maxTypoExpansions = 32
+    static let maxTypoExpansions = 16
     /// About how many postings the close terms of one query word may hold together (see
     /// ``IndexReader/closeTerms(collection:word:maxEdits:asPrefix:limit:postingBudget:cache:)``).
-    static let typoPostingBudget = 20_000
+    static let typoPostingBudget = 8_000
 
     /// A hit of one collection: its doc id, its score and the edits its matched terms needed.
     struct Hit {

@@ -71,6 +71,34 @@ enum DeadDocuments {
             return bits[offset >> 3] & (1 << UInt8(offset & 7)) != 0
         }
 
+        /// How many doc ids of `range` are dead (a popcount of the chunks it covers).
+        mutating func deadCount(in range: ClosedRange<UInt32>) throws -> Int {
+            var count = 0
+            var chunk = range.lowerBound / DeadDocuments.documentsPerChunk
+            while chunk <= range.upperBound / DeadDocuments.documentsPerChunk {
+                let base = chunk * DeadDocuments.documentsPerChunk
+                let key = DeadDocuments.chunkKey(chunk)
+                if let bits = try key.withUnsafeBytes({ try tx.value(forKey: $0, in: database) }) {
+                    guard bits.count == DeadDocuments.chunkBytes else {
+                        throw ByteReader.corrupt("dead-document bitmap")
+                    }
+                    let from = Int(max(range.lowerBound, base) - base)
+                    let through = Int(min(range.upperBound, base + DeadDocuments.documentsPerChunk - 1) - base)
+                    if from == 0 && through == Int(DeadDocuments.documentsPerChunk) - 1 {
+                        for word in 0..<DeadDocuments.chunkBytes / 8 {
+                            count += bits.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self).nonzeroBitCount
+                        }
+                    } else {
+                        for offset in from...through where bits[offset >> 3] & (1 << UInt8(offset & 7)) != 0 {
+                            count += 1
+                        }
+                    }
+                }
+                chunk += 1
+            }
+            return count
+        }
+
         /// Calls `body` with each posting of a stored list whose document is live, in doc-id
         /// order; returns how many there were.
         @discardableResult

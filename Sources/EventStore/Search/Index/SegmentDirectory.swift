@@ -15,6 +15,9 @@ struct SegmentDirectory: Equatable {
         var lastDoc: UInt32
         /// Postings written into it (dead ones included): its size for the merge policy.
         var postings: UInt64
+        /// The dead documents of its range when it was written, whose postings it does not
+        /// hold: those that died since are what an expunge would drop.
+        var dropped: UInt32 = 0
     }
 
     /// A merge under way: `inputs` (adjacent live segments, in order) are copied term by term
@@ -44,12 +47,16 @@ struct SegmentDirectory: Equatable {
     var cleanup: [Cleanup] = []
 
     static let key = Array("search.index".utf8)
-    static let formatVersion: UInt8 = 1
+    /// 2 adds each segment's dropped documents; 1 is read as none dropped.
+    static let formatVersion: UInt8 = 2
 
     /// Segments merged at once, when that many of one size tier sit side by side.
     static let fanIn = 8
     /// Above this many live segments, the smallest adjacent run is merged whatever its tiers.
     static let maxSegments = 24
+    /// A segment of at least this many postings is rewritten alone (its dead postings dropped)
+    /// when a third or more of the live documents it was written with have died since.
+    static let expungeMinimumPostings: UInt64 = 4_096
 
     /// A segment's size tier: postings below 512 are tier 0, then one tier per factor of 8.
     static func tier(_ postings: UInt64) -> Int {
@@ -86,7 +93,9 @@ struct SegmentDirectory: Equatable {
     }
 
     mutating func allocateSegmentID() throws -> UInt32 {
-        guard nextSegment < UInt32.max else { throw EventStoreError(.projection, "search index ran out of segment ids") }
+        guard nextSegment < UInt32.max else {
+            throw EventStoreError(.projection, "search index ran out of segment ids")
+        }
         defer { nextSegment += 1 }
         return nextSegment
     }
@@ -111,6 +120,7 @@ struct SegmentDirectory: Equatable {
             writer.write(varint: UInt64(segment.firstDoc))
             writer.write(varint: UInt64(segment.lastDoc))
             writer.write(varint: segment.postings)
+            writer.write(varint: UInt64(segment.dropped))
         }
         if let merge {
             writer.write(UInt8(1))
@@ -147,7 +157,10 @@ struct SegmentDirectory: Equatable {
 
     init(decoding value: UnsafeRawBufferPointer) throws {
         var reader = ByteReader(value)
-        guard try reader.readByte() == SegmentDirectory.formatVersion else { throw ByteReader.corrupt("search index directory") }
+        let format = try reader.readByte()
+        guard format == 1 || format == SegmentDirectory.formatVersion else {
+            throw ByteReader.corrupt("search index directory")
+        }
         func id(_ reader: inout ByteReader) throws -> UInt32 {
             let value = try reader.readVarint()
             guard value <= UInt64(UInt32.max) else { throw ByteReader.corrupt("search index directory") }
@@ -159,7 +172,9 @@ struct SegmentDirectory: Equatable {
         let count = try reader.readCount(minimumBytesEach: 4)
         for _ in 0..<count {
             let segment = Segment(
-                id: try id(&reader), firstDoc: try id(&reader), lastDoc: try id(&reader), postings: try reader.readVarint())
+                id: try id(&reader), firstDoc: try id(&reader), lastDoc: try id(&reader),
+                postings: try reader.readVarint(),
+                dropped: format == 1 ? 0 : try id(&reader))
             guard segment.id < nextSegment, segment.firstDoc <= segment.lastDoc, segment.lastDoc < nextDoc,
                 segments.last.map({ $0.lastDoc < segment.firstDoc }) ?? true
             else { throw ByteReader.corrupt("search index directory (segment ranges)") }
@@ -180,7 +195,7 @@ struct SegmentDirectory: Equatable {
             default: throw ByteReader.corrupt("search index directory (merge)")
             }
             let live = Set(segments.map(\.id))
-            guard output < nextSegment, !live.contains(output), inputs.count >= 2, inputs.allSatisfy(live.contains) else {
+            guard output < nextSegment, !live.contains(output), !inputs.isEmpty, inputs.allSatisfy(live.contains) else {
                 throw ByteReader.corrupt("search index directory (merge)")
             }
             merge = Merge(inputs: inputs, output: output, resumeAfter: resume, written: written)

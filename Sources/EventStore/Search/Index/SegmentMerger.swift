@@ -28,13 +28,31 @@ struct SegmentMerger {
                 continue
             }
             if directory.merge == nil {
-                guard let range = directory.nextMergeRange() else { return }
+                guard let range = try directory.nextMergeRange() ?? expungeRange(directory) else { return }
                 let output = try directory.allocateSegmentID()
                 directory.merge = .init(
                     inputs: directory.segments[range].map(\.id), output: output, resumeAfter: nil, written: 0)
             }
             try step(&directory, budget: &budget)
         }
+    }
+
+    /// A segment to rewrite alone, dropping its dead postings (as Lucene expunges deletes): of
+    /// the segments of at least ``SegmentDirectory/expungeMinimumPostings``, the one where the
+    /// most documents died since it was written, when they are a third or more of the live
+    /// documents it was written with. Without it, replaced versions would stay in the large
+    /// segments that tiered merging seldom reaches.
+    private func expungeRange(_ directory: SegmentDirectory) throws -> Range<Int>? {
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
+        var best: (index: Int, died: Int)?
+        for (index, segment) in directory.segments.enumerated()
+        where segment.postings >= SegmentDirectory.expungeMinimumPostings {
+            let span = Int(segment.lastDoc - segment.firstDoc) + 1
+            let died = try dead.deadCount(in: segment.firstDoc...segment.lastDoc) - Int(segment.dropped)
+            let written = span - Int(segment.dropped)
+            if died * 3 >= written && died > (best?.died ?? 0) { best = (index, died) }
+        }
+        return best.map { $0.index..<$0.index + 1 }
     }
 
     /// Copies terms of the merge under way until the budget is spent or the merge completes.
@@ -77,8 +95,11 @@ struct SegmentMerger {
         let range = first..<first + merge.inputs.count
         let firstDoc = directory.segments[range.lowerBound].firstDoc
         let lastDoc = directory.segments[range.upperBound - 1].lastDoc
+        // Documents that died while the merge ran may still have postings in the output: they
+        // count as dropped, so a later expunge waits for more deaths than it might have.
         let output = SegmentDirectory.Segment(
-            id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written)
+            id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written,
+            dropped: UInt32(try dead.deadCount(in: firstDoc...lastDoc)))
         directory.segments.replaceSubrange(range, with: merge.written > 0 ? [output] : [])
         directory.cleanup.append(contentsOf: merge.inputs.map { .segment($0) })
         directory.cleanup.append(.documents(from: firstDoc, through: lastDoc))

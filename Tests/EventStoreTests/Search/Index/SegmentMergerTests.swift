@@ -51,6 +51,42 @@ struct SegmentMergerTests {
         }
     }
 
+    @Test func aLargeSegmentWhoseDocumentsDieIsRewrittenWithoutThem() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            var random = SeededGenerator(seed: 21)
+            // One large segment: 1,200 notes of 8 words.
+            try await store.append(
+                (0..<1_200).map {
+                    .put("notes", id: "n\($0)", fields: ["title": .string(Self.title(&random, words: 8))])
+                })
+            let large = try #require(Self.directory(store).segments.first)
+            #expect(large.postings >= SegmentDirectory.expungeMinimumPostings)
+            // Half of them change, in small commits: tiered merging never reaches the large one.
+            for batch in 0..<30 {
+                try await store.append(
+                    (0..<20).map { index in
+                        .put(
+                            "notes", id: "n\(batch * 20 + index)",
+                            fields: ["title": .string(Self.title(&random, words: 8))])
+                    })
+            }
+            let directory = try Self.directory(store)
+            #expect(!directory.segments.contains { $0.id == large.id }, "the large segment was rewritten")
+            let rewritten = try #require(directory.segments.first { $0.firstDoc == large.firstDoc })
+            #expect(
+                rewritten.postings < large.postings * 3 / 4 && rewritten.dropped >= 400,
+                "a third of 1,200 had died: \(large) → \(directory.segments)")
+            // It is not rewritten again until more of it dies.
+            try await store.append((0..<20).map { .put("notes", id: "x\($0)", fields: ["title": "fresh note"]) })
+            #expect(try Self.directory(store).segments.first { $0.firstDoc == large.firstDoc } == rewritten)
+            let report = try store.verify()
+            #expect(report.isConsistent, "\(report.problems)")
+            let hits = try Self.queries.map { try F.hits(store, $0) }
+            try await store.rebuildProjections()
+            #expect(try Self.queries.map { try F.hits(store, $0) } == hits)
+        }
+    }
+
     @Test func aReplacedVersionIsNeverFoundAgain() async throws {
         try await withTemporaryStore(configuration: F.configuration()) { store async throws in
             for version in 0..<120 {

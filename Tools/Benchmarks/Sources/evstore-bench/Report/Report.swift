@@ -385,7 +385,6 @@ struct Report {
         Row("  4. search with a typo p99 (ms)", "search.typos.p99", .milliseconds, aim: .typosP99),
         Row("  4. phrase p50 (ms)", "search.phrases.p50", .milliseconds, aim: .phrasesP50),
         Row("  4. phrase p99 (ms)", "search.phrases.p99", .milliseconds, aim: .phrasesP99),
-        Row("  7. search index (MiB)", "size.search", .mebibytes, aim: .searchSize),
         Row("  5. rebuild (events/s)", "rebuild", .rate, aim: .rebuild),
         Row("  5. bytes written per event (KiB)", "written.rebuild", .kibibytes),
         Row("  peak RSS, append (MiB)", "rss.append.durable", .memory),

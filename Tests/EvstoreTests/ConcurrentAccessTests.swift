@@ -21,7 +21,8 @@ struct ConcurrentAccessTests {
         var text = ""
         text.reserveCapacity(count * 90)
         for index in 0..<count {
-            text += #"{"collection": "bulk", "id": "r\#(round)-\#(index)", "op": "put", "fields": {"title": "Bulk item \#(index)", "n": \#(index)}}"#
+            text +=
+                #"{"collection": "bulk", "id": "r\#(round)-\#(index)", "op": "put", "fields": {"title": "Bulk item \#(index)", "n": \#(index)}}"#
             text += "\n"
         }
         let file = directory.appending("big-\(round).jsonl")
@@ -36,7 +37,9 @@ struct ConcurrentAccessTests {
         return JSONLines.objects(stats).first.flatMap { JSONLines.int($0, "events") }
     }
 
-    @Test("dump, stats and backup run again and again while `evstore import` appends 30k changes", .timeLimit(.minutes(5)))
+    @Test(
+        "dump, stats and backup run again and again while `evstore import` appends 30k changes", .timeLimit(.minutes(5))
+    )
     func readWhileAnotherProcessImports() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-concurrent")
         defer { directory.remove() }
@@ -78,7 +81,9 @@ struct ConcurrentAccessTests {
         }
         let total = rounds * lineCount + 1
 
-        #expect(overlapping >= 1, "at least one dump and stats ran while an import was running (runs: \(runs), rounds: \(rounds))")
+        #expect(
+            overlapping >= 1,
+            "at least one dump and stats ran while an import was running (runs: \(runs), rounds: \(rounds))")
         #expect(counts == counts.sorted(), "the log only grows: \(counts)")
         #expect(counts.allSatisfy { $0 >= 1 && $0 <= total })
         #expect(try await ConcurrentAccessTests.eventCount(path) == total)
@@ -120,19 +125,24 @@ struct ConcurrentAccessTests {
             }
             while importer.isRunning && runs < 100 {
                 let before = try await ConcurrentAccessTests.eventCount(path) ?? 0
-                let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+                // A rebuild of up to 240k events in a scratch store: minutes on a starved machine, so
+                // the bound only catches a hang (a 60 s one killed it in a parallel CI run).
+                let verify = try await EvstoreProcess.run(
+                    ["verify", path, "--format", "jsonl"], timeout: .seconds(600))
                 let after = try await ConcurrentAccessTests.eventCount(path) ?? 0
                 if before != after { duringWrites += 1 }
                 let problems = JSONLines.objects(verify).filter { $0["kind"] != nil }
                 #expect(
                     verify.status == 0,
-                    "verify while the log grew from \(before) to \(after) events: \(problems.count) problems, first \(problems.first.map(JSONLines.canonical) ?? "-")")
+                    "verify while the log grew from \(before) to \(after) events: \(problems.count) problems, first \(problems.first.map(JSONLines.canonical) ?? "-")"
+                )
                 runs += 1
             }
             let imported = await importer.wait(timeout: .seconds(90))
             #expect(imported.status == 0, "\(imported)")
         }
-        #expect(duringWrites >= 1, "at least one verify ran while events were committed (runs: \(runs), rounds: \(rounds))")
+        #expect(
+            duringWrites >= 1, "at least one verify ran while events were committed (runs: \(runs), rounds: \(rounds))")
         let final = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
         #expect(final.status == 0, "\(final)")
     }

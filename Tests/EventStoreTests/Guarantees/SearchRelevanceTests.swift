@@ -114,6 +114,27 @@ struct SearchRelevanceTests {
         }
     }
 
+    /// Quoted phrases a person would expect to find the note, in English and Korean (a particle
+    /// may follow a Korean word), and phrases whose words are there but not together in order.
+    @Test func phrasesFindTheNoteWhoseWordsStandTogether() async throws {
+        try await withTemporaryStore { store in
+            try await SearchRelevanceTests.fill(store)
+            let found: [(String, String)] = [
+                (#""offline sync design""#, "t-sync"), (#""hybrid logical clocks""#, "t-hlc"),
+                (#""slow left hand""#, "t-piano"), (#""crème brûlée""#, "t-cafe"),
+                (#"tomatoes "garlic in october""#, "t-garden"),
+                (#""동기화를 테스트""#, "t-ko-sync"), (#""동기화 테스트""#, "t-ko-sync"), (#""감천 문화마을""#, "t-ko-trip"),
+            ]
+            for (query, expected) in found {
+                #expect(
+                    try store.search(SearchQuery(query, collection: "notes")).map(\.item.id) == [expected], "\(query)")
+            }
+            for query in [#""sync offline""#, #""clocks hybrid""#, #""테스트 동기화""#, #""garlic in may""#] {
+                #expect(try store.search(SearchQuery(query, collection: "notes", typos: .off)).isEmpty, "\(query)")
+            }
+        }
+    }
+
     @Test func tagFiltersDeletesAndUpdates() async throws {
         try await withTemporaryStore { store in
             try await SearchRelevanceTests.fill(store)

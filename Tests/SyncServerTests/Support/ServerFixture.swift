@@ -31,7 +31,6 @@ final class ServerFixture: @unchecked Sendable {
     /// The URL of the running server (or of the last one, once stopped).
     private(set) var baseURL = ""
 
-
     init(
         limits: SyncLimits = SyncLimits(),
         configure: @escaping @Sendable (inout SyncServer.Configuration) -> Void = { _ in }
@@ -77,9 +76,12 @@ final class ServerFixture: @unchecked Sendable {
         return store
     }
 
-    func synchronizer(_ store: Store, storeName: String = "notes", token: String = ServerFixture.notesToken) -> Synchronizer {
+    func synchronizer(_ store: Store, storeName: String = "notes", token: String = ServerFixture.notesToken)
+        -> Synchronizer
+    {
         Synchronizer(
-            store: store, transport: HTTPTransport(baseURL: baseURL, token: token, storeName: storeName), remoteName: "server")
+            store: store, transport: HTTPTransport(baseURL: baseURL, token: token, storeName: storeName),
+            remoteName: "server")
     }
 
     func close() async {
@@ -94,9 +96,12 @@ final class ServerFixture: @unchecked Sendable {
 
     func send(
         _ method: HTTPMethod, _ path: String, token: String? = ServerFixture.adminToken, body: [UInt8]? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], timeout: Duration = .seconds(120)
     ) async throws -> Reply {
-        try await RunningServer.send(to: baseURL, method, path, token: token, body: body, headers: headers)
+        // The bound only catches a hang: in the full parallel suite on two cores, two of these
+        // tests once waited together for over 30 s while passing alone in a second.
+        try await RunningServer.send(
+            to: baseURL, method, path, token: token, body: body, headers: headers, timeout: timeout)
     }
 
     /// The server's head and digest of a store (via the API), or `nil` when it does not exist.
@@ -123,7 +128,6 @@ func withServer(
     }
     await fixture.close()
 }
-
 
 /// A push body holding `events`.
 func pushBody(_ events: [Event], replica: ReplicaID) -> [UInt8] {

@@ -86,7 +86,7 @@ struct SearchIndexAudit {
             var frequency: UInt32
             var length: UInt32
             var docID: UInt32
-            var positions: [UInt8]
+            var positions: ArraySlice<UInt8>
         }
 
         /// A term's live postings, sorted by item key.
@@ -95,9 +95,16 @@ struct SearchIndexAudit {
         {
             var result: [AuditPosting] = []
             for (_, list) in lists {
-                // Positions point into the list's bytes: copied while they are valid.
-                var live: [(posting: Posting, positions: [UInt8])] = []
-                _ = try list.withUnsafeBytes { try dead.forEachLive(in: $0) { live.append(($0, Array($0.positions))) } }
+                // Positions point into the list's bytes: kept as slices of the list (no copy).
+                var live: [(posting: Posting, positions: ArraySlice<UInt8>)] = []
+                _ = try list.withUnsafeBytes { bytes in
+                    try dead.forEachLive(in: bytes) { posting in
+                        let start =
+                            posting.positions.isEmpty
+                            ? 0 : bytes.baseAddress!.distance(to: posting.positions.baseAddress!)
+                        live.append((posting, list[start..<start + posting.positions.count]))
+                    }
+                }
                 for (posting, positions) in live {
                     let item: [UInt8]
                     if let known = documents[posting.docID] {

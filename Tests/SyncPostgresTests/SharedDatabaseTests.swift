@@ -34,7 +34,8 @@ struct SharedDatabaseTests {
         for index in 0..<8 {
             let replica = try Store.open(at: directory.appending("replica-\(index)"))
             defer { replica.close() }
-            try await replica.append((0..<60).map { .put("notes", id: "r\(index)-\($0)", fields: ["title": "note \($0)"]) })
+            try await replica.append(
+                (0..<60).map { .put("notes", id: "r\(index)-\($0)", fields: ["title": "note \($0)"]) })
             let events = try allEvents(of: replica)
             expected.formUnion(events.map(\.id))
             batches.append(
@@ -98,14 +99,16 @@ struct SharedDatabaseTests {
         let replica = try Store.open(at: directory.appending("replica"))
         defer { replica.close() }
         try await replica.put("notes", id: "first", fields: ["title": "creates the store"])
-        _ = try await services[0].push(store: "notes", PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
+        _ = try await services[0].push(
+            store: "notes", PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
 
         var latencies: [Duration] = []
         var conclusive = 0
         var after: UInt64 = 1
         for round in 0..<20 {
             let started = ContinuousClock.now
-            let waiting = Task { [after] in try await services[1].pull(store: "notes", after: after, wait: .seconds(25)) }
+            let waiting = Task { [after] in try await services[1].pull(store: "notes", after: after, wait: .seconds(25))
+            }
             try await Task.sleep(for: .milliseconds(50))
             let event = try await replica.put("notes", id: "n\(round)", fields: ["title": "round \(round)"])
             let pushing = ContinuousClock.now
@@ -116,16 +119,19 @@ struct SharedDatabaseTests {
             latencies.append(ContinuousClock.now - pushing)
             #expect(page.events.map(\.id) == [event.id])
             after = page.head
-            // A pull that missed the notification would wait out its 25 s. That tells the two apart
-            // only when the push came well before then (a starved CI run once took 23 s for a
-            // commit): a later one proves nothing.
-            guard pushed < .seconds(15) else { continue }
+            // A pull that missed the notification would wait out its 25 s (the most a pull may
+            // wait). That tells the two apart only when the push came well before then: a starved
+            // CI run once took 23 s for a commit, and another answered 28 s after a round began
+            // with a push under 15 s; a machine that slow proves nothing either way.
+            guard pushed < .seconds(5) else { continue }
             conclusive += 1
             #expect(answered < .seconds(25), "answered after \(answered), the push came after \(pushed)")
         }
         latencies.sort()
-        print("live pull across instances: p50 \(latencies[latencies.count / 2]), max \(latencies.last!) (push to answer)")
-        #expect(conclusive > 0, "every push took 15 s or more: the machine is too starved to tell")
+        print(
+            "live pull across instances: p50 \(latencies[latencies.count / 2]), max \(latencies.last!) (push to answer)"
+        )
+        #expect(conclusive > 0, "every push took 5 s or more: the machine is too starved to tell")
     }
 
     @Test func aDatabaseRestoredFromAnOlderBackupStartsANewEpochAndGetsItsEventsBack() async throws {

@@ -60,7 +60,9 @@ struct SearchEngine {
         var hits: [Hit] = []
         var texts: Set<String> = []
         let text = QueryText(query.text, tokenizer: tokenizer)
-        let wanted = query.offset + query.limit
+        // Saturating: a page asked for with huge numbers wants every hit, it does not overflow.
+        let (sum, overflow) = query.offset.addingReportingOverflow(query.limit)
+        let wanted = overflow ? Int.max : sum
         // With a filter, hits the page needs may rank anywhere before filtering.
         let ranked = query.filter == nil ? wanted : nil
         for collection in collections {

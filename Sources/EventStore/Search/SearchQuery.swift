@@ -1,4 +1,5 @@
-/// A full-text query: words (all must match; the last one also as a prefix), optional
+/// A full-text query: words (all must match; the last one also as a prefix; words in double
+/// quotes also adjacent and in order, a phrase), optional
 /// collection, tag and field filters, paging, and what results carry (highlights) and what the
 /// page counts (facets).
 ///
@@ -11,7 +12,8 @@
 /// for result in page.results { print(result.score, result.highlights["title"]?.marked ?? "") }
 /// ```
 public struct SearchQuery: Sendable, Hashable {
-    /// The words to find. Normalized like the index (case, diacritics, NFKC; CJK as bigrams).
+    /// The words to find. Normalized like the index (case, diacritics, NFKC; CJK as bigrams);
+    /// `"quoted words"` are a phrase (see the Full-text search article).
     public var text: String
     /// The collection to search, or `nil` for every collection.
     public var collection: String?

@@ -17,6 +17,16 @@ struct SearchEngineTests {
         }
     }
 
+    @Test func hugePagesAndOffsetsAreEveryHitOrNoneNeverACrash() async throws {
+        try await withTemporaryStore { store in
+            try await store.append((0..<5).map { .put("notes", id: "n\($0)", fields: ["title": "sync design \($0)"]) })
+            #expect(try store.search(SearchQuery("sync design", limit: .max, offset: 1)).count == 4)
+            #expect(try store.search(SearchQuery("sync design", limit: .max, offset: .max)).isEmpty)
+            #expect(try store.searchPage(SearchQuery("sync", limit: .max, offset: .max, facets: ["tags"])).total == 5)
+            #expect(try store.search(SearchQuery(#""sync design""#, limit: -1)).isEmpty)
+        }
+    }
+
     @Test func pagesOfEqualScoresFollowTheItemKeysWhateverTheDocIDs() async throws {
         try await withTemporaryStore { store in
             // Equal documents, written in an order unrelated to their ids.

@@ -138,6 +138,29 @@ struct EventStoreEngine: BenchEngine {
                 .count
         }
         typos.write("typos", into: &result)
+        // EVSTORE_BENCH_SLOWEST=N: the N slowest queries with a typo, and the same without, on
+        // standard error (to see what limits the p99).
+        if let count = ProcessInfo.processInfo.environment["EVSTORE_BENCH_SLOWEST"].flatMap(Int.init) {
+            var timed: [(nanoseconds: UInt64, typo: String, exact: String)] = []
+            for query in exact {
+                let typo = EventStoreEngine.text(EventStoreEngine.withTypo(query))
+                let start = monotonicNanoseconds()
+                _ = try store.search(SearchQuery(typo, collection: Workload.collection, limit: 20))
+                let typoTime = monotonicNanoseconds() - start
+                let exactStart = monotonicNanoseconds()
+                _ = try store.search(EventStoreEngine.query(query))
+                let exactTime = monotonicNanoseconds() - exactStart
+                timed.append(
+                    (
+                        typoTime, "\(typo) \(typoTime / 1_000) µs",
+                        "\(EventStoreEngine.text(query)) \(exactTime / 1_000) µs"
+                    ))
+            }
+            for entry in timed.sorted(by: { $0.nanoseconds > $1.nanoseconds }).prefix(count) {
+                FileHandle.standardError.write(
+                    Data("slow typo query: \(entry.typo); as written: \(entry.exact)\n".utf8))
+            }
+        }
         result.figures["search.snippets.fields"] =
             Double(snippets) / Double(max(1, exact.count + min(100, exact.count)))
         let faceted = try measureSearches(exact) { query in

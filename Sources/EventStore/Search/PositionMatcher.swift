@@ -21,7 +21,7 @@ struct PositionMatcher {
             if bytes.isEmpty { return true }
             try decode(slot, bytes)
         }
-        return QueryText.phraseMatches(phrase, positions: Array(decoded.prefix(phrase.count)))
+        return QueryText.phraseMatches(phrase, positions: decoded.prefix(phrase.count))
     }
 
     /// The mean closeness of consecutive query terms `0..<terms` in the candidate (0 when none

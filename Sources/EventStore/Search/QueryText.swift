@@ -45,7 +45,7 @@ struct QueryText {
     /// phrase's `t`-th token's term stands in a document (increasing). Each token after the
     /// first stands at the next word (offset 0) when it begins a word, else at the next bigram
     /// of the same run.
-    static func phraseMatches(_ tokens: [PhraseToken], positions: [[TermPosition]]) -> Bool {
+    static func phraseMatches(_ tokens: [PhraseToken], positions: ArraySlice<[TermPosition]>) -> Bool {
         guard let first = positions.first else { return false }
         starts: for start in first {
             var current = start

@@ -18,12 +18,6 @@ struct SearchEngine {
     static let b = 0.75
     /// The most index terms one prefix expands to.
     static let maxExpansions = 64
-    /// The most close index terms one query word also matches (with typo tolerance).
-    static let maxTypoExpansions = 16
-    /// About how many postings the close terms of one query word may hold together (see
-    /// ``IndexReader/closeTerms(collection:word:maxEdits:asPrefix:limit:postingBudget:cache:)``).
-    static let typoPostingBudget = 8_000
-
     /// A hit of one collection: its doc id, its score and the edits its matched terms needed.
     struct Hit {
         var docID: UInt32
@@ -58,7 +52,8 @@ struct SearchEngine {
         var index = try IndexReader(tx: reader.tx, databases: databases)
         let collections = try query.collection.map { [$0] } ?? allCollections()
         var hits: [Hit] = []
-        var texts: Set<String> = []
+        // The close terms typos matched, to mark them in highlights too.
+        var closeTexts: Set<String> = []
         let text = QueryText(query.text, tokenizer: tokenizer)
         // Saturating: a page asked for with huge numbers wants every hit, it does not overflow.
         let (sum, overflow) = query.offset.addingReportingOverflow(query.limit)
@@ -67,7 +62,8 @@ struct SearchEngine {
         let ranked = query.filter == nil ? wanted : nil
         for collection in collections {
             hits.append(
-                contentsOf: try candidates(query, text, in: collection, typos: typos, ranked: ranked, index: &index))
+                contentsOf: try candidates(
+                    query, text, in: collection, typos: typos, ranked: ranked, index: &index, closeTexts: &closeTexts))
         }
         var resolved: [(key: [UInt8], hit: Hit)] = []
         var facets = FacetCounter(fields: query.facets)
@@ -117,11 +113,9 @@ struct SearchEngine {
         let page = resolved.dropFirst(query.offset).prefix(query.limit)
         var highlighter: Highlighter?
         if let options = query.highlights {
-            var terms = tokenizer.queryTerms(in: query.text)
-            // The close terms typos matched are marked too.
-            if typos && page.contains(where: { $0.hit.typos > 0 }) {
-                texts = try closeTermTexts(query, collections: collections, index: index)
-                terms += texts.sorted().map { QueryTerm(text: $0, isPrefix: false) }
+            var terms = text.terms
+            if page.contains(where: { $0.hit.typos > 0 }) {
+                terms += closeTexts.sorted().map { QueryTerm(text: $0, isPrefix: false) }
             }
             highlighter = Highlighter(tokenizer: tokenizer, terms: terms, options: options)
         }
@@ -133,25 +127,6 @@ struct SearchEngine {
             return result
         }
         return SearchPage(results: results, total: total, facets: facets.result(limit: query.facetLimit))
-    }
-
-    /// The close index terms the query's words match with typos (to mark them in highlights).
-    private func closeTermTexts(_ query: SearchQuery, collections: [String], index: IndexReader) throws -> Set<String> {
-        var texts: Set<String> = []
-        for term in tokenizer.queryTerms(in: query.text) {
-            guard let allowed = SearchEngine.allowedEdits(term.text) else { continue }
-            for collection in collections {
-                let prefix = Keys.collectionPrefix(collection)
-                for close in try index.closeTerms(
-                    collection: prefix, word: term.text, maxEdits: allowed, asPrefix: term.isPrefix,
-                    limit: SearchEngine.maxTypoExpansions, postingBudget: SearchEngine.typoPostingBudget,
-                    cache: reader.store.searchTerms)
-                {
-                    texts.insert(String(decoding: close.lists.term.dropFirst(prefix.count), as: UTF8.self))
-                }
-            }
-        }
-        return texts
     }
 
     /// The highlights of an item's searchable fields (or the fields the options name): strings,
@@ -230,7 +205,7 @@ struct SearchEngine {
     /// still reach the best `ranked` (see ``rewardProximity(_:_:_:ranked:)``); `nil`: for all.
     private func candidates(
         _ query: SearchQuery, _ text: QueryText, in collection: String, typos: Bool, ranked: Int?,
-        index: inout IndexReader
+        index: inout IndexReader, closeTexts: inout Set<String>
     ) throws -> [Hit] {
         let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.state)
         guard stats.documents > 0 else { return [] }
@@ -246,14 +221,15 @@ struct SearchEngine {
                 ? try index.expand(prefix: key, limit: SearchEngine.maxExpansions) : [try index.lists(of: key)]
             var edits = [Int](repeating: 0, count: keys.count)
             if typos, let allowed = SearchEngine.allowedEdits(term.text) {
+                let prefix = Keys.collectionPrefix(collection)
                 for close in try index.closeTerms(
-                    collection: Keys.collectionPrefix(collection), word: term.text, maxEdits: allowed,
-                    asPrefix: term.isPrefix, limit: SearchEngine.maxTypoExpansions,
-                    postingBudget: SearchEngine.typoPostingBudget,
+                    collection: prefix, word: term.text, maxEdits: allowed, asPrefix: term.isPrefix,
+                    limit: SearchEngine.maxTypoExpansions, postingBudget: SearchEngine.typoPostingBudget,
                     cache: reader.store.searchTerms)
                 {
                     keys.append(close.lists)
                     edits.append(close.edits)
+                    closeTexts.insert(String(decoding: close.lists.term.dropFirst(prefix.count), as: UTF8.self))
                 }
             }
             let estimate = try keys.reduce(0) { $0 + (try $1.estimatedFrequency()) }
@@ -358,42 +334,6 @@ struct SearchEngine {
         }
         return hits
     }
-
-    /// Multiplies the score of hits whose query words stand close together by up to 2: by
-    /// `1 + closeness`, the mean over consecutive query terms of how close they stand at best
-    /// (``QueryText/closeness(_:_:)``: 1 adjacent and in order, 0 eight words apart or more).
-    ///
-    /// Only hits that could still reach the best `ranked` are scored (all when `nil`): the
-    /// `ranked`-th best rank before proximity bounds the page from below, and a hit whose doubled
-    /// score stays under it cannot reach the page.
-    private func rewardProximity(
-        _ hits: inout [Hit], _ terms: Int, _ positions: (_ term: Int, _ hit: Int) -> UnsafeRawBufferPointer,
-        ranked: Int?
-    ) throws {
-        var threshold = -Double.infinity
-        if let ranked {
-            guard ranked > 0 else { return }
-            if hits.count > ranked { threshold = SearchEngine.kthLargest(hits.lazy.map(\.rank), k: ranked) }
-        }
-        var matcher = PositionMatcher()
-        for index in hits.indices where hits[index].rank + hits[index].score >= threshold {
-            let closeness = try matcher.closeness(terms: terms) { positions($0, index) }
-            hits[index].score *= 1 + closeness
-        }
-    }
-
-    /// How many edits a query word may be away from an index term: 1 from 5 characters, 2 from
-    /// 9; none for shorter words, numbers and CJK text (bigrams and syllables).
-    static func allowedEdits(_ word: String) -> Int? {
-        let scalars = word.unicodeScalars
-        let count = scalars.count
-        guard count >= 5 else { return nil }
-        guard !scalars.allSatisfy({ $0.properties.numericType != nil }),
-            !scalars.contains(where: { Tokenizer.classify($0) == .cjk })
-        else { return nil }
-        return count >= 9 ? 2 : 1
-    }
-
 }
 
 extension StoreReader {

@@ -188,11 +188,14 @@ struct SearchEngine {
 
     /// One candidate's contribution from a query group: the edits of the term it matched (0:
     /// exactly) and its score; fewer edits win over a greater score.
-    private struct Match {
+    struct Match {
         var edits: Int
         var score: Double
         /// Where the matched term stands in the document (encoded, see ``PositionList``).
         var positions = UnsafeRawBufferPointer(start: nil, count: 0)
+        /// Which of the group's terms matched (its place in the group's list): of two equal
+        /// matches, the first term's is kept.
+        var term = 0
 
         static var none: Match { Match(edits: .max, score: -1) }
 
@@ -255,35 +258,27 @@ struct SearchEngine {
             return idf * weighted * (SearchEngine.k1 + 1) / (weighted + norm)
         }
 
-        // The driver: the live documents of the group with the fewest postings, in doc-id order.
+        // The driver: the live documents of the group with the fewest postings, in doc-id order;
+        // with a prefix or close terms, a document may hold several and takes its best one.
         // `contributions[g][c]`: what query group `g` gives candidate `c`.
         let driver = groups[0]
-        var ids: [UInt32] = []
-        var contributions = [[Match]](repeating: [], count: groups.count)
-        if driver.terms.count == 1 {
-            let postings = try index.livePostings(in: driver.terms[0])
+        var runs: [Run] = []
+        for (term, (lists, edits)) in zip(driver.terms, driver.edits).enumerated() {
+            let postings = try index.livePostings(in: lists)
             let weight = idf(postings.count)
-            ids = postings.map(\.docID)
-            contributions[driver.position] = postings.map {
-                Match(
-                    edits: driver.edits[0], score: driver.scored ? score($0, idf: weight) : 0, positions: $0.positions)
-            }
-        } else {
-            // A prefix or close terms: a document may hold several; it takes its best one.
-            var best: [UInt32: Match] = [:]
-            for (term, edits) in zip(driver.terms, driver.edits) {
-                let postings = try index.livePostings(in: term)
-                let weight = idf(postings.count)
-                for posting in postings {
-                    let match = Match(
-                        edits: edits, score: driver.scored ? score(posting, idf: weight) : 0,
-                        positions: posting.positions)
-                    if match.isBetter(than: best[posting.docID] ?? .none) { best[posting.docID] = match }
-                }
-            }
-            ids = best.keys.sorted()
-            contributions[driver.position] = ids.map { best[$0]! }
+            runs.append(
+                Run(
+                    ids: postings.map(\.docID),
+                    matches: postings.map { posting in
+                        Match(
+                            edits: edits, score: driver.scored ? score(posting, idf: weight) : 0,
+                            positions: posting.positions, term: term)
+                    }))
         }
+        let union = SearchEngine.union(runs)
+        var ids = union.ids
+        var contributions = [[Match]](repeating: [], count: groups.count)
+        contributions[driver.position] = union.matches
         // Every other group must match too: walk its postings alongside the candidates.
         for group in groups.dropFirst() where !ids.isEmpty {
             var best = [Match](repeating: .none, count: ids.count)

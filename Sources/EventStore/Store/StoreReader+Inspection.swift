@@ -22,7 +22,7 @@ extension StoreReader {
     public func forEachTerm(collection: String, prefix: String = "", _ body: (String, Int) throws -> Bool) throws {
         let databases = try projection
         let collectionPrefix = Keys.collectionPrefix(collection)
-        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
+        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).readableSegments.map(\.id)
         var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
         var walk = try TermWalk(
             tx: tx, database: databases.searchSegments, segments: segments,

@@ -5,7 +5,8 @@ import LMDB
 struct IndexReader {
     let tx: ReadTransaction
     let databases: ProjectionDatabases
-    /// The live segments, in doc-id order (from the ``SegmentDirectory``).
+    /// The segments to read, in doc-id order: the live ones and the output of a merge that
+    /// moves terms (``SegmentDirectory/readableSegments``).
     let liveSegments: [SegmentDirectory.Segment]
     /// Their ids.
     let segments: [UInt32]
@@ -14,7 +15,7 @@ struct IndexReader {
     init(tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.tx = tx
         self.databases = databases
-        liveSegments = try SegmentDirectory.load(tx: tx, state: databases.state).segments
+        liveSegments = try SegmentDirectory.load(tx: tx, state: databases.state).readableSegments
         segments = liveSegments.map(\.id)
         dead = DeadDocuments.Reader(tx: tx, database: databases.state)
     }
@@ -57,7 +58,8 @@ struct IndexReader {
                 var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
                 var taken = 0
                 while let current = entry, current.key.starts(with: start), taken < limit {
-                    found[ByteKey(Array(current.key[(current.key.startIndex + 4)...])), default: []].append((position, current.value))
+                    found[ByteKey(Array(current.key[(current.key.startIndex + 4)...])), default: []].append(
+                        (position, current.value))
                     taken += 1
                     entry = try cursor.next()
                 }

@@ -36,7 +36,7 @@ struct SearchIndexAudit {
                 "item \(String(decoding: key, as: UTF8.self)) \(length.map(String.init) ?? "missing")\(try side.dead.isDead(docID) ? " dead" : "")"
             )
         }
-        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).segments.map(\.id)
+        let segments = try SegmentDirectory.load(tx: tx, state: databases.state).readableSegments.map(\.id)
         var walk = try TermWalk(tx: tx, database: databases.searchSegments, segments: segments)
         var documents: [UInt32: [UInt8]] = [:]
         while let (term, lists) = try walk.next() {
@@ -269,7 +269,7 @@ struct SearchIndexAudit {
     private func segments(of side: (tx: ReadTransaction, databases: ProjectionDatabases)) throws -> [SegmentDirectory
         .Segment]
     {
-        try SegmentDirectory.load(tx: side.tx, state: side.databases.state).segments
+        try SegmentDirectory.load(tx: side.tx, state: side.databases.state).readableSegments
     }
 
     /// Every key of `search_segments` belongs to a segment the directory knows.

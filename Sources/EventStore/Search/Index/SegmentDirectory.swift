@@ -20,8 +20,11 @@ struct SegmentDirectory: Equatable {
         var dropped: UInt32 = 0
     }
 
-    /// A merge under way: `inputs` (adjacent live segments, in order) are copied term by term
-    /// into segment `output`, which queries ignore until the merge completes.
+    /// A merge under way: `inputs` (adjacent live segments, in order) are moved term by term
+    /// into segment `output`: each step writes a term's live postings into `output` and deletes
+    /// the term from every input in the same commit, so each term is in the inputs or in the
+    /// output, never in both, and queries read both (``readableSegments``). The index never
+    /// holds a merge's postings twice.
     struct Merge: Equatable {
         var inputs: [UInt32]
         var output: UInt32
@@ -29,6 +32,10 @@ struct SegmentDirectory: Equatable {
         var resumeAfter: [UInt8]?
         /// Postings written into `output` so far.
         var written: UInt64
+        /// Whether the merge moves terms (deletes them from the inputs as it copies them). A
+        /// merge begun by directory format 2 copies them and leaves the inputs whole until it
+        /// completes: queries ignore its output until then.
+        var movesTerms = true
     }
 
     /// Work left after a merge: deleting an input segment's keys, purging dead entries of
@@ -47,8 +54,26 @@ struct SegmentDirectory: Equatable {
     var cleanup: [Cleanup] = []
 
     static let key = Array("search.index".utf8)
-    /// 2 adds each segment's dropped documents; 1 is read as none dropped.
-    static let formatVersion: UInt8 = 2
+    /// 3 adds whether the merge under way moves terms; 2 adds each segment's dropped documents
+    /// (1 is read as none dropped). Merges of formats 1 and 2 copy terms.
+    static let formatVersion: UInt8 = 3
+
+    /// The segments a query reads, in doc-id order: the live ones and, while a merge moves
+    /// terms, its output, in the place of its inputs (a term is in one or the other). The
+    /// output's entry counts the postings written so far, so it changes as the merge goes on.
+    var readableSegments: [Segment] {
+        guard let merge, merge.movesTerms,
+            let first = segments.firstIndex(where: { $0.id == merge.inputs[0] }),
+            first + merge.inputs.count <= segments.count
+        else { return segments }
+        var readable = segments
+        readable.insert(
+            Segment(
+                id: merge.output, firstDoc: segments[first].firstDoc,
+                lastDoc: segments[first + merge.inputs.count - 1].lastDoc, postings: merge.written),
+            at: first)
+        return readable
+    }
 
     /// Segments merged at once, when that many of one size tier sit side by side.
     static let fanIn = 8
@@ -128,6 +153,7 @@ struct SegmentDirectory: Equatable {
             writer.write(varint: merge.inputs.count)
             for input in merge.inputs { writer.write(varint: UInt64(input)) }
             writer.write(varint: merge.written)
+            writer.write(UInt8(merge.movesTerms ? 1 : 0))
             if let resume = merge.resumeAfter {
                 writer.write(UInt8(1))
                 writer.write(varint: resume.count)
@@ -158,7 +184,7 @@ struct SegmentDirectory: Equatable {
     init(decoding value: UnsafeRawBufferPointer) throws {
         var reader = ByteReader(value)
         let format = try reader.readByte()
-        guard format == 1 || format == SegmentDirectory.formatVersion else {
+        guard (1...SegmentDirectory.formatVersion).contains(format) else {
             throw ByteReader.corrupt("search index directory")
         }
         func id(_ reader: inout ByteReader) throws -> UInt32 {
@@ -188,6 +214,14 @@ struct SegmentDirectory: Equatable {
             var inputs: [UInt32] = []
             for _ in 0..<inputCount { inputs.append(try id(&reader)) }
             let written = try reader.readVarint()
+            var movesTerms = false
+            if format >= 3 {
+                switch try reader.readByte() {
+                case 0: movesTerms = false
+                case 1: movesTerms = true
+                default: throw ByteReader.corrupt("search index directory (merge)")
+                }
+            }
             var resume: [UInt8]?
             switch try reader.readByte() {
             case 0: resume = nil
@@ -198,7 +232,7 @@ struct SegmentDirectory: Equatable {
             guard output < nextSegment, !live.contains(output), !inputs.isEmpty, inputs.allSatisfy(live.contains) else {
                 throw ByteReader.corrupt("search index directory (merge)")
             }
-            merge = Merge(inputs: inputs, output: output, resumeAfter: resume, written: written)
+            merge = Merge(inputs: inputs, output: output, resumeAfter: resume, written: written, movesTerms: movesTerms)
         default: throw ByteReader.corrupt("search index directory (merge)")
         }
         let cleanupCount = try reader.readCount(minimumBytesEach: 2)

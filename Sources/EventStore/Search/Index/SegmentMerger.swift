@@ -2,13 +2,15 @@ import LMDB
 
 /// Merges segments and cleans up after merges, a bounded amount of work per commit.
 ///
-/// A merge copies its inputs into a new segment term by term, in key order, dropping the
-/// postings of dead documents; it stops when the commit's budget is spent and resumes after the
-/// last term copied in a later commit. Until it completes, queries read the inputs and ignore
-/// the partial output. In the commit that copies the last term, the output replaces the inputs
-/// in the directory; deleting the inputs' keys and purging the dead entries of
-/// `search_documents` in the merged range follow, also under the budget. Every step is part of
-/// a write transaction, so a crash leaves the state of the last commit.
+/// A merge moves its inputs into a new segment term by term, in key order, dropping the
+/// postings of dead documents: each term is written into the output and deleted from the inputs
+/// in the same commit, so queries read the inputs and the partial output together (see
+/// ``SegmentDirectory/readableSegments``) and the index never holds a posting twice. It stops
+/// when the commit's budget is spent and resumes after the last term moved in a later commit.
+/// In the commit that moves the last term, the output replaces the inputs in the directory;
+/// purging the dead entries of `search_documents` in the merged range follows, also under the
+/// budget. Every step is part of a write transaction, so a crash leaves the state of the last
+/// commit.
 ///
 /// One unit of work is a posting copied, a key deleted or a document entry checked. A term is
 /// never split, so a commit can overrun its budget by one term's postings.
@@ -80,6 +82,13 @@ struct SegmentMerger {
                 merged.encode(into: &writer)
                 try tx.put(writer.bytes, forKey: IndexKeys.segment(merge.output, term), in: databases.searchSegments)
                 merge.written += UInt64(merged.count)
+            }
+            // Moved: the term leaves the inputs in the commit that writes it into the output.
+            if merge.movesTerms {
+                for (input, _) in lists {
+                    _ = try tx.delete(IndexKeys.segment(merge.inputs[input], term), in: databases.searchSegments)
+                    budget -= 1
+                }
             }
             merge.resumeAfter = term
         }

@@ -1,15 +1,18 @@
 import LMDB
 import Synchronization
 
-/// The terms of the search index's segments, kept in memory for typo lookups: a segment never
-/// changes after the commit that wrote it, so its sorted terms, read once, serve every later
-/// query that reads that segment, and the walk for close terms runs over memory instead of
+/// The terms of the search index's segments, kept in memory for typo lookups: a segment gains
+/// no term after the commit that wrote it (a merge only moves terms out of its inputs), so its
+/// sorted terms, read once, serve every later query that reads that segment, and the walk for close terms runs over memory instead of
 /// B-tree pages (binary searches instead of seeks). Shared by the readers of one store.
 ///
 /// A segment is known by its generation's database and its directory entry (id, doc range,
-/// postings): a rebuild that reuses an id writes another range or count, or the same content.
-/// Only the terms are cached; postings are always read from the snapshot, so a term the cache
-/// lists but a snapshot does not hold is skipped. Entries of segments that a query no longer
+/// postings): a rebuild that reuses an id writes another range or count, or the same content;
+/// the output of a merge under way is listed with the postings written so far, so it is read
+/// again as it grows. Terms a merge moves out of its inputs stay listed for them, so a cached
+/// vocabulary may list more than a snapshot holds, never less. Only the terms are cached;
+/// postings are always read from the snapshot, so a term the cache lists but a snapshot does
+/// not hold is skipped. Entries of segments that a query no longer
 /// sees among the live ones are dropped, so the cache holds about one vocabulary per segment.
 final class SegmentTermCache: Sendable {
     struct Key: Hashable {
@@ -27,7 +30,8 @@ final class SegmentTermCache: Sendable {
     /// (from each segment's cached terms), so a walk visits each term once, not once per
     /// segment that holds it.
     func vocabulary(
-        of live: [SegmentDirectory.Segment], in database: Database, load: (SegmentDirectory.Segment) throws -> SegmentTerms
+        of live: [SegmentDirectory.Segment], in database: Database,
+        load: (SegmentDirectory.Segment) throws -> SegmentTerms
     ) rethrows -> SegmentTerms {
         if let cached = union.withLock({ $0 }), cached.database == database, cached.segments == live {
             return cached.terms

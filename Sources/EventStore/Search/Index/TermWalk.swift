@@ -5,7 +5,8 @@ import LMDB
 /// order). Used by merges, verification and term listings.
 ///
 /// The lists are copied out of the map when read, so the walk stays valid while the same
-/// transaction writes to `search_segments` (a merge writing its output).
+/// transaction writes to `search_segments` (a merge writing its output and deleting the terms
+/// it moved from its inputs).
 struct TermWalk {
     private let tx: ReadTransaction
     private let database: Database
@@ -15,14 +16,19 @@ struct TermWalk {
     private var heads: [(term: [UInt8], list: [UInt8])?]
 
     /// Starts at the first term that starts with `prefix` and, when given, comes after `after`.
-    init(tx: ReadTransaction, database: Database, segments: [UInt32], prefix: [UInt8] = [], after: [UInt8]? = nil) throws {
+    init(tx: ReadTransaction, database: Database, segments: [UInt32], prefix: [UInt8] = [], after: [UInt8]? = nil)
+        throws
+    {
         self.tx = tx
         self.database = database
         self.segments = segments
         self.prefix = prefix
         heads = []
         for index in segments.indices {
-            heads.append(try head(of: index, atLeast: after.map { $0.lexicographicallyPrecedes(prefix) ? prefix : $0 } ?? prefix, skipping: after))
+            heads.append(
+                try head(
+                    of: index, atLeast: after.map { $0.lexicographicallyPrecedes(prefix) ? prefix : $0 } ?? prefix,
+                    skipping: after))
         }
     }
 
@@ -45,7 +51,9 @@ struct TermWalk {
         return (term, lists)
     }
 
-    private func head(of index: Int, atLeast start: [UInt8], skipping skipped: [UInt8]?) throws -> (term: [UInt8], list: [UInt8])? {
+    private func head(of index: Int, atLeast start: [UInt8], skipping skipped: [UInt8]?) throws -> (
+        term: [UInt8], list: [UInt8]
+    )? {
         let segmentKey = IndexKeys.segment(segments[index])
         let seekKey = segmentKey + start
         return try tx.withCursor(on: database) { cursor in

@@ -29,7 +29,8 @@ struct SegmentDirectoryTests {
         #expect(directory(tiers: Array(repeating: 30, count: 7)).nextMergeRange() == nil)
         #expect(directory(tiers: Array(repeating: 30, count: 8)).nextMergeRange() == 0..<8)
         // The oldest run of a tier merges first; a bigger segment in between splits runs.
-        let mixed = directory(tiers: [5_000, 5_000] + Array(repeating: 30, count: 3) + [600] + Array(repeating: 30, count: 9))
+        let mixed = directory(
+            tiers: [5_000, 5_000] + Array(repeating: 30, count: 3) + [600] + Array(repeating: 30, count: 9))
         #expect(mixed.nextMergeRange() == 6..<14)
     }
 
@@ -51,7 +52,8 @@ struct SegmentDirectoryTests {
 
     @Test func theEncodingRoundTrips() throws {
         var directory = directory(tiers: [9_000, 700, 30, 30])
-        directory.merge = .init(inputs: [3, 4], output: directory.nextSegment, resumeAfter: Array("notes\0sync".utf8), written: 12)
+        directory.merge = .init(
+            inputs: [3, 4], output: directory.nextSegment, resumeAfter: Array("notes\0sync".utf8), written: 12)
         directory.nextSegment += 1
         directory.cleanup = [.segment(77), .documents(from: 3, through: 90)]
         directory.credit = 1_234
@@ -61,23 +63,67 @@ struct SegmentDirectoryTests {
         #expect(fresh == SegmentDirectory())
     }
 
+    @Test func aMergeThatMovesTermsIsReadInPlaceOfItsInputsAndOneThatCopiesIsNot() throws {
+        var directory = directory(tiers: [9_000, 700, 30, 30])
+        let output = directory.nextSegment
+        directory.nextSegment += 1
+        directory.merge = .init(inputs: [2, 3], output: output, resumeAfter: Array("notes\0m".utf8), written: 400)
+        let readable = directory.readableSegments
+        #expect(readable.map(\.id) == [1, output, 2, 3, 4])
+        #expect(
+            readable[1].firstDoc == directory.segments[1].firstDoc
+                && readable[1].lastDoc == directory.segments[2].lastDoc)
+        #expect(readable[1].postings == 400, "the output's entry changes as the merge writes")
+        directory.merge?.movesTerms = false
+        #expect(directory.readableSegments == directory.segments)
+        directory.merge = nil
+        #expect(directory.readableSegments == directory.segments)
+    }
+
+    @Test func aMergeOfDirectoryFormatTwoCopiesTerms() throws {
+        var directory = directory(tiers: [30, 30])
+        directory.merge = .init(inputs: [1, 2], output: directory.nextSegment, resumeAfter: nil, written: 0)
+        directory.nextSegment += 1
+        var bytes = directory.encoded()
+        #expect(bytes[0] == 3)
+        // Format 2 wrote no flag after `written` (the merge's last varint before the resume byte).
+        let flag = try #require(bytes.indices.last { $0 < bytes.count - 2 && bytes[$0] == 1 && bytes[$0 + 1] == 0 })
+        bytes.remove(at: flag)
+        bytes[0] = 2
+        let decoded = try bytes.withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        #expect(decoded.merge?.movesTerms == false)
+        #expect(decoded.merge?.inputs == [1, 2] && decoded.segments == directory.segments)
+        // A flag other than 0 or 1 is corrupt.
+        var damaged = directory.encoded()
+        damaged[flag] = 7
+        #expect(throws: EventStoreError.self) { _ = try damaged.withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+    }
+
     @Test func damagedDirectoriesAreCorrupt() throws {
         var directory = directory(tiers: [30, 30, 30])
         directory.merge = .init(inputs: [1, 2], output: directory.nextSegment, resumeAfter: nil, written: 0)
         directory.nextSegment += 1
         let bytes = directory.encoded()
         for cut in 0..<bytes.count {
-            #expect(throws: EventStoreError.self) { _ = try Array(bytes[..<cut]).withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+            #expect(throws: EventStoreError.self) {
+                _ = try Array(bytes[..<cut]).withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+            }
         }
-        #expect(throws: EventStoreError.self) { _ = try (bytes + [0]).withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+        #expect(throws: EventStoreError.self) {
+            _ = try (bytes + [0]).withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        }
         // Overlapping doc ranges.
         var overlapping = self.directory(tiers: [30, 30])
         overlapping.segments[1].firstDoc = overlapping.segments[0].lastDoc
-        #expect(throws: EventStoreError.self) { _ = try overlapping.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+        #expect(throws: EventStoreError.self) {
+            _ = try overlapping.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        }
         // A merge whose inputs are not live segments.
         var stray = self.directory(tiers: [30, 30])
         stray.merge = .init(inputs: [1, 99], output: stray.nextSegment, resumeAfter: nil, written: 0)
         stray.nextSegment += 1
-        #expect(throws: EventStoreError.self) { _ = try stray.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+        #expect(throws: EventStoreError.self) {
+            _ = try stray.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        }
     }
 }

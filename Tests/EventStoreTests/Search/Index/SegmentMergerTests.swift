@@ -117,13 +117,16 @@ struct SegmentMergerTests {
     }
 
     /// Builds eight tier-1 segments (the last just big enough), so a merge starts whose work is
-    /// larger than one small commit's budget.
+    /// larger than one small commit's budget. Each title ends with a long word (`sentence0`…`3`),
+    /// for typo lookups.
     static func storeWithALongMerge(_ store: Store, _ random: inout SeededGenerator) async throws {
         for batch in 0..<8 {
             let count = batch == 7 ? 60 : 200
             try await store.append(
                 (0..<count).map { index in
-                    .put("notes", id: "b\(batch)-\(index)", fields: ["title": .string(title(&random, words: 10))])
+                    .put(
+                        "notes", id: "b\(batch)-\(index)",
+                        fields: ["title": .string(title(&random, words: 10) + " sentence\(index % 4)")])
                 })
         }
     }
@@ -172,6 +175,109 @@ struct SegmentMergerTests {
         let report = try store.verify()
         #expect(report.isConsistent, "\(report.problems)")
         store.close()
+    }
+}
+
+extension SegmentMergerTests {
+    /// The segment id of every key of `search_segments`, with the term after it.
+    static func keys(_ store: Store) throws -> [(segment: UInt32, term: [UInt8])] {
+        try store.read { reader in
+            var keys: [(UInt32, [UInt8])] = []
+            try reader.tx.withCursor(on: try reader.projection.searchSegments) { cursor in
+                var entry = try cursor.first()
+                while let current = entry {
+                    keys.append((try IndexKeys.segmentID(of: current.key), Array(current.key.dropFirst(4))))
+                    entry = try cursor.next()
+                }
+            }
+            return keys
+        }
+    }
+
+    @Test func aMergeMovesEachTermSoTheIndexNeverHoldsItTwice() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            var random = SeededGenerator(seed: 8)
+            try await Self.storeWithALongMerge(store, &random)
+            let started = try #require(try Self.directory(store).merge)
+            let inputs = Set(started.inputs)
+            // The merge's first step ran in the commit that began it.
+            let before = try Self.keys(store).filter { inputs.contains($0.segment) || $0.segment == started.output }
+            let terms = Set(before.map { ByteKey($0.term) })
+            let expected = try Self.queries.map { try F.hits(store, $0) }
+            // A misspelt word of the segments being merged: the typo lookup reads the vocabulary
+            // of the inputs and of the output together.
+            let misspelt = SearchQuery("sentecne2", limit: 50)
+            let corrected = try F.hits(store, misspelt)
+            #expect(!corrected.isEmpty)
+            var steps = 0
+            while let merge = try Self.directory(store).merge, merge.output == started.output {
+                let keys = try Self.keys(store)
+                let moved = Set(keys.filter { $0.segment == merge.output }.map { ByteKey($0.term) })
+                let left = keys.filter { inputs.contains($0.segment) }.map { ByteKey($0.term) }
+                #expect(moved.isDisjoint(with: left), "a term is in the output or in the inputs, never both")
+                #expect(moved.union(left).isSubset(of: terms))
+                #expect(keys.filter { inputs.contains($0.segment) || $0.segment == merge.output }.count <= before.count)
+                if let resume = merge.resumeAfter {
+                    #expect(
+                        left.allSatisfy { ByteKey.compare($0.bytes, resume) > 0 }, "terms up to the last moved are out")
+                    #expect(moved.allSatisfy { ByteKey.compare($0.bytes, resume) <= 0 })
+                }
+                #expect(try Self.queries.map { try F.hits(store, $0) } == expected, "after \(steps) steps")
+                #expect(try F.hits(store, misspelt) == corrected)
+                try await store.put("other", id: "x\(steps)", fields: ["title": "unrelated words"])
+                steps += 1
+                if steps > 500 { break }
+            }
+            #expect(steps > 2 && steps <= 500, "\(steps) steps")
+            #expect(try Self.keys(store).allSatisfy { !inputs.contains($0.segment) }, "the inputs are gone")
+            let report = try store.verify()
+            #expect(report.isConsistent, "\(report.problems)")
+        }
+    }
+
+    @Test func aMergeBegunByTheFormerDirectoryFormatCopiesAndQueriesIgnoreItsOutput() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            var random = SeededGenerator(seed: 9)
+            try await Self.storeWithALongMerge(store, &random)
+            for extra in 0..<500 {
+                let index = try Self.directory(store)
+                if index.merge == nil && index.cleanup.isEmpty && index.segments.count >= 2 { break }
+                try await store.put("other", id: "z\(extra)", fields: ["title": "unrelated words"])
+            }
+            // As directory format 2 left it: a merge that copies terms, just begun.
+            var index = try Self.directory(store)
+            #expect(index.merge == nil && index.segments.count >= 2)
+            let merge = SegmentDirectory.Merge(
+                inputs: index.segments[0..<2].map(\.id), output: try index.allocateSegmentID(), resumeAfter: nil,
+                written: 0, movesTerms: false)
+            index.merge = merge
+            var encoded = index.encoded()
+            #expect(try encoded.withUnsafeBytes { try SegmentDirectory(decoding: $0) } == index)
+            let databases = try store.read { try $0.projection }
+            _ = try store.environment.write { tx in try index.save(tx: tx, state: databases.state) }
+            let inputs = Set(merge.inputs)
+            let before = try Self.keys(store).filter { inputs.contains($0.segment) }.count
+            let expected = try Self.queries.map { try F.hits(store, $0) }
+            var steps = 0
+            while let current = try Self.directory(store).merge, current.output == merge.output {
+                #expect(!current.movesTerms)
+                #expect(
+                    try Self.keys(store).filter { inputs.contains($0.segment) }.count == before, "inputs stay whole")
+                #expect(try Self.queries.map { try F.hits(store, $0) } == expected, "the partial output is ignored")
+                try await store.put("other", id: "x\(steps)", fields: ["title": "unrelated words"])
+                steps += 1
+                if steps > 500 { break }
+            }
+            #expect(steps > 1 && steps <= 500)
+            for extra in 0..<400 where !(try Self.directory(store).cleanup.isEmpty) {
+                try await store.put("other", id: "y\(extra)", fields: ["title": "more"])
+            }
+            #expect(try Self.queries.map { try F.hits(store, $0) } == expected)
+            let report = try store.verify()
+            #expect(report.isConsistent, "\(report.problems)")
+            encoded = try Self.directory(store).encoded()
+            #expect(encoded.first == SegmentDirectory.formatVersion)
+        }
     }
 }
 

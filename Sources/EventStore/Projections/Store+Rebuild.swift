@@ -1,6 +1,6 @@
-import Logging
 import Foundation
 import LMDB
+import Logging
 
 extension Store {
     /// Progress of a long operation over the log (rebuild, verify, replay).
@@ -51,6 +51,12 @@ extension Store {
         let projector = ProjectionWriter(databases: databases, configuration: configuration)
         try environment.write { tx in
             for (_, database) in databases.all { try tx.removeAll(in: database) }
+            // Segment ids go on from the active generation's, so an id is never reused in a
+            // database with other content (caches of segment terms rely on it).
+            var directory = SegmentDirectory()
+            directory.nextSegment = try SegmentDirectory.load(tx: tx, state: schema.generations[active].state)
+                .nextSegment
+            try directory.save(tx: tx, state: databases.state)
         }
         let previous = environment.durability
         try environment.setDurability(.bulk)

@@ -29,8 +29,8 @@ extension IndexReader {
         var found: [ByteKey: Int] = [:]
         var distance = EditDistance(target: target, maxEdits: maxEdits, asPrefix: asPrefix)
         let database = databases.searchSegments
-        let terms = try cache.vocabulary(of: liveSegments, in: database) { segment in
-            try SegmentTerms.load(segment.id, tx: tx, database: database)
+        let terms = try cache.vocabulary(of: termParts, in: database) { part in
+            try SegmentTerms.load(part.segment.id, tx: tx, database: database)
         }
         terms.forEachWord(of: collection) { term in
             switch distance.evaluate(term) {

@@ -10,13 +10,22 @@ struct IndexReader {
     let liveSegments: [SegmentDirectory.Segment]
     /// Their ids.
     let segments: [UInt32]
+    /// What each segment's terms depend on, for the ``SegmentTermCache``.
+    let termParts: [SegmentTermCache.Part]
     private var dead: DeadDocuments.Reader
 
     init(tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.tx = tx
         self.databases = databases
-        liveSegments = try SegmentDirectory.load(tx: tx, state: databases.state).readableSegments
+        let directory = try SegmentDirectory.load(tx: tx, state: databases.state)
+        liveSegments = directory.readableSegments
         segments = liveSegments.map(\.id)
+        var moving: Set<UInt32> = []
+        if let merge = directory.merge, merge.movesTerms { moving = Set(merge.inputs + [merge.output]) }
+        termParts = liveSegments.map { segment in
+            SegmentTermCache.Part(
+                segment: segment, movedThrough: moving.contains(segment.id) ? directory.merge?.resumeAfter : nil)
+        }
         dead = DeadDocuments.Reader(tx: tx, database: databases.state)
     }
 

@@ -6,59 +6,62 @@ import Synchronization
 /// sorted terms, read once, serve every later query that reads that segment, and the walk for close terms runs over memory instead of
 /// B-tree pages (binary searches instead of seeks). Shared by the readers of one store.
 ///
-/// A segment is known by its generation's database and its directory entry (id, doc range,
-/// postings): a rebuild that reuses an id writes another range or count, or the same content;
-/// the output of a merge under way is listed with the postings written so far, so it is read
-/// again as it grows. Terms a merge moves out of its inputs stay listed for them, so a cached
-/// vocabulary may list more than a snapshot holds, never less. Only the terms are cached;
-/// postings are always read from the snapshot, so a term the cache lists but a snapshot does
-/// not hold is skipped. Entries of segments that a query no longer
+/// A segment is known by its generation's database, its directory entry and, while a merge
+/// moves terms into or out of it, the last term moved (``Part``): that is what its terms depend
+/// on, so snapshots of any age, in any process, never share a wrong entry. Segment ids are not
+/// reused in a database (a rebuild numbers its segments after the other generation's). Only
+/// the terms are cached; postings are always read from the snapshot. Entries of segments that a query no longer
 /// sees among the live ones are dropped, so the cache holds about one vocabulary per segment.
 final class SegmentTermCache: Sendable {
+    /// What determines a segment's terms in a snapshot: its directory entry and, while a merge
+    /// moves terms into or out of it, the last term moved (its inputs hold the terms after it,
+    /// its output the live ones up to it).
+    struct Part: Hashable {
+        var segment: SegmentDirectory.Segment
+        var movedThrough: [UInt8]?
+    }
+
     struct Key: Hashable {
         var database: Database
-        var segment: SegmentDirectory.Segment
+        var part: Part
     }
 
     private let entries = Mutex<[Key: SegmentTerms]>([:])
-    /// The union of the live segments' terms, for the live segments it was made of.
-    private let union = Mutex<(database: Database, segments: [SegmentDirectory.Segment], terms: SegmentTerms)?>(nil)
+    /// The union of the live segments' terms, for the parts it was made of.
+    private let union = Mutex<(database: Database, parts: [Part], terms: SegmentTerms)?>(nil)
 
     init() {}
 
     /// The distinct terms of all `live` segments, sorted: made once per set of live segments
     /// (from each segment's cached terms), so a walk visits each term once, not once per
     /// segment that holds it.
-    func vocabulary(
-        of live: [SegmentDirectory.Segment], in database: Database,
-        load: (SegmentDirectory.Segment) throws -> SegmentTerms
-    ) rethrows -> SegmentTerms {
-        if let cached = union.withLock({ $0 }), cached.database == database, cached.segments == live {
+    func vocabulary(of live: [Part], in database: Database, load: (Part) throws -> SegmentTerms) rethrows
+        -> SegmentTerms
+    {
+        if let cached = union.withLock({ $0 }), cached.database == database, cached.parts == live {
             return cached.terms
         }
-        let parts = try live.map { segment in try terms(of: segment, in: database) { try load(segment) } }
+        let parts = try live.map { part in try terms(of: part, in: database) { try load(part) } }
         let merged = SegmentTerms.union(parts)
         union.withLock { $0 = (database, live, merged) }
         keep(only: live, in: database)
         return merged
     }
 
-    /// The terms of `segment`, read with `load` when not cached.
-    func terms(of segment: SegmentDirectory.Segment, in database: Database, load: () throws -> SegmentTerms) rethrows
-        -> SegmentTerms
-    {
-        let key = Key(database: database, segment: segment)
+    /// The terms of `part`, read with `load` when not cached.
+    func terms(of part: Part, in database: Database, load: () throws -> SegmentTerms) rethrows -> SegmentTerms {
+        let key = Key(database: database, part: part)
         if let cached = entries.withLock({ $0[key] }) { return cached }
         let loaded = try load()
         entries.withLock { $0[key] = loaded }
         return loaded
     }
 
-    /// Drops the entries of `database` whose segments are not among `live`.
-    func keep(only live: [SegmentDirectory.Segment], in database: Database) {
+    /// Drops the entries of `database` that are not among `live`.
+    func keep(only live: [Part], in database: Database) {
         let kept = Set(live)
         entries.withLock { entries in
-            entries = entries.filter { $0.key.database != database || kept.contains($0.key.segment) }
+            entries = entries.filter { $0.key.database != database || kept.contains($0.key.part) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import EventStoreTestSupport
+import Foundation
 import LMDB
 import Testing
 
@@ -117,8 +118,8 @@ struct SegmentMergerTests {
     }
 
     /// Builds eight tier-1 segments (the last just big enough), so a merge starts whose work is
-    /// larger than one small commit's budget. Each title ends with a long word (`sentence0`…`3`),
-    /// for typo lookups.
+    /// larger than one small commit's budget. Each title ends with a long word (`wamentence0`…`3`,
+    /// between the short words in key order), for typo lookups.
     static func storeWithALongMerge(_ store: Store, _ random: inout SeededGenerator) async throws {
         for batch in 0..<8 {
             let count = batch == 7 ? 60 : 200
@@ -126,7 +127,7 @@ struct SegmentMergerTests {
                 (0..<count).map { index in
                     .put(
                         "notes", id: "b\(batch)-\(index)",
-                        fields: ["title": .string(title(&random, words: 10) + " sentence\(index % 4)")])
+                        fields: ["title": .string(title(&random, words: 10) + " wamentence\(index % 4)")])
                 })
         }
     }
@@ -206,7 +207,7 @@ extension SegmentMergerTests {
             let expected = try Self.queries.map { try F.hits(store, $0) }
             // A misspelt word of the segments being merged: the typo lookup reads the vocabulary
             // of the inputs and of the output together.
-            let misspelt = SearchQuery("sentecne2", limit: 50)
+            let misspelt = SearchQuery("wamentecne2", limit: 50)
             let corrected = try F.hits(store, misspelt)
             #expect(!corrected.isEmpty)
             var steps = 0
@@ -232,6 +233,91 @@ extension SegmentMergerTests {
             #expect(try Self.keys(store).allSatisfy { !inputs.contains($0.segment) }, "the inputs are gone")
             let report = try store.verify()
             #expect(report.isConsistent, "\(report.problems)")
+        }
+    }
+
+    /// Runs `body` in a read snapshot taken now, on another thread, when `go` is signalled.
+    final class HeldSnapshot: @unchecked Sendable {
+        private let ready = DispatchSemaphore(value: 0)
+        private let go = DispatchSemaphore(value: 0)
+        private let finished = DispatchSemaphore(value: 0)
+        private var result: Result<[String], any Error> = .success([])
+        private var body: (@Sendable (StoreReader) throws -> [String])?
+
+        init(_ store: Store) {
+            let thread = Thread { [self] in
+                do {
+                    try store.read { reader in
+                        ready.signal()
+                        go.wait()
+                        result = .success(try body.map { try $0(reader) } ?? [])
+                    }
+                } catch {
+                    result = .failure(error)
+                }
+                finished.signal()
+            }
+            thread.start()
+            ready.wait()
+        }
+
+        /// Runs `body` in the held snapshot and releases it.
+        func finish(_ body: (@Sendable (StoreReader) throws -> [String])?) throws -> [String] {
+            self.body = body
+            go.signal()
+            finished.wait()
+            return try result.get()
+        }
+    }
+
+    @Test func anOlderSnapshotFindsTheCloseTermsItHoldsWhileAMergeMovesThem() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            var random = SeededGenerator(seed: 12)
+            try await Self.storeWithALongMerge(store, &random)
+            let term = IndexKeys.term(collection: "notes", term: "wamentence2")
+            let misspelt = SearchQuery("wamentecne2", limit: 1_000)
+            // No typo lookup before the commit that moves the term: the cache must not have read
+            // the inputs while they still held it.
+            var answers: (newer: [String], older: [String])?
+            for step in 0..<500 where answers == nil {
+                guard let merge = try Self.directory(store).merge else { break }
+                let before = merge.resumeAfter.map { ByteKey.compare($0, term) >= 0 } ?? false
+                let held = HeldSnapshot(store)
+                try await store.put("other", id: "x\(step)", fields: ["title": "unrelated words"])
+                let moved =
+                    try Self.directory(store).merge.map { merge in
+                        merge.resumeAfter.map { ByteKey.compare($0, term) >= 0 } ?? false
+                    } ?? true
+                guard !before && moved else {
+                    _ = try held.finish(nil)
+                    continue
+                }
+                // The newer snapshot reads the inputs without the term (it moved) first; the older
+                // one, whose inputs still hold it, must find it all the same.
+                let newer = try store.search(misspelt).map(\.item.id)
+                let older = try held.finish { reader in try reader.search(misspelt).map(\.item.id) }
+                answers = (newer, older)
+            }
+            let (newer, older) = try #require(answers, "a commit moved the term")
+            for extra in 0..<500 where try Self.directory(store).merge != nil {
+                try await store.put("other", id: "y\(extra)", fields: ["title": "more"])
+            }
+            let expected = try store.search(misspelt).map(\.item.id).sorted()
+            #expect(expected.count > 100)
+            #expect(newer.sorted() == expected)
+            #expect(older.sorted() == expected, "the older snapshot found \(older.count) of \(expected.count)")
+        }
+    }
+
+    @Test func aRebuildNumbersItsSegmentsAfterTheOtherGenerations() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            var random = SeededGenerator(seed: 13)
+            try await Self.storeWithALongMerge(store, &random)
+            let before = try Self.directory(store).nextSegment
+            try await store.rebuildProjections()
+            let rebuilt = try Self.directory(store)
+            #expect(rebuilt.segments.allSatisfy { $0.id >= before }, "\(before): \(rebuilt.segments.map(\.id))")
+            #expect(try store.verify().isConsistent)
         }
     }
 

@@ -89,7 +89,8 @@ public struct SearchPage: Sendable, Hashable {
     /// How many items match the query, its tags and its filter (every page together).
     public var total: Int
     /// Per facet field (``SearchQuery/facets``), its values over every hit, most frequent first
-    /// (then in the order of their encoded bytes), at most ``SearchQuery/facetLimit``.
+    /// (then in the order queries sort values: strings by their UTF-8 bytes, numbers by value), at
+    /// most ``SearchQuery/facetLimit``. Values equal in query terms (`1` and `1.0`) count as one.
     public var facets: [String: [FacetCount]]
 }
 

@@ -1,7 +1,8 @@
 /// Counts the values of facet fields over search hits (``SearchQuery/facets``).
 struct FacetCounter {
     let fields: [String]
-    /// Per field, per value's encoded bytes: the value and its count.
+    /// Per field, per value's order key (``IndexKey``: equal in query terms, the same key): the value
+    /// and its count.
     private var counts: [String: [[UInt8]: FacetCount]] = [:]
 
     init(fields: [String]) { self.fields = fields }
@@ -11,13 +12,13 @@ struct FacetCounter {
         for field in fields {
             guard let value = values[field] else { continue }
             guard case .array(let elements) = value else {
-                add(value, key: value.encodedBytes, to: field)
+                add(value, key: IndexKey.encoded(value), to: field)
                 continue
             }
             // Tag lists are short: a linear check keeps each element once.
             var seen: [[UInt8]] = []
             for element in elements {
-                let key = element.encodedBytes
+                let key = IndexKey.encoded(element)
                 guard !seen.contains(key) else { continue }
                 seen.append(key)
                 add(element, key: key, to: field)
@@ -29,7 +30,8 @@ struct FacetCounter {
         counts[field, default: [:]][key, default: FacetCount(value: value, count: 0)].count += 1
     }
 
-    /// Per field, its values, most frequent first (then by their encoded bytes), at most `limit`.
+    /// Per field, its values, most frequent first (then in the order queries sort them), at most
+    /// `limit`.
     func result(limit: Int) -> [String: [FacetCount]] {
         var result: [String: [FacetCount]] = [:]
         for field in fields {

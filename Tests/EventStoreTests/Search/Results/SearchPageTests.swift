@@ -83,4 +83,55 @@ struct SearchPageTests {
             #expect(try store.search(SearchQuery("sync", collection: "notes")).allSatisfy(\.highlights.isEmpty))
         }
     }
+
+    @Test func koreanQueriesPhrasesAndTyposCountFacetsAndAreRestrictedByThem() async throws {
+        try await withTemporaryStore { store in
+            try await store.append(
+                Self.notes + [
+                    .put("notes", id: "k1", fields: ["title": "동기화 계획", "content": "이번 주", "tags": ["업무", "집"]]),
+                    .put("notes", id: "k2", fields: ["title": "집에서 동기화를 했다", "tags": ["집"]]),
+                    .put("notes", id: "k3", fields: ["title": "계획 없음", "tags": ["업무"]]),
+                ])
+            // A word with a particle matches; every hit is counted, not only the page.
+            var query = SearchQuery("동기화", collection: "notes", limit: 1, facets: ["tags"])
+            let page = try store.searchPage(query)
+            #expect(page.total == 3, "n4, k1, k2")
+            #expect(
+                page.facets["tags"] == [
+                    FacetCount(value: "집", count: 2), FacetCount(value: "work", count: 1),
+                    FacetCount(value: "업무", count: 1),
+                ], "by count, then in byte order")
+            // Restricted by a Korean tag.
+            query.tags = ["집"]
+            query.limit = 10
+            let home = try store.searchPage(query)
+            #expect(Set(home.results.map(\.item.id)) == ["k1", "k2"] && home.total == 2)
+            // A phrase: the words adjacent and in order.
+            let phrase = try store.searchPage(SearchQuery("\"동기화 계획\"", collection: "notes", facets: ["tags"]))
+            #expect(phrase.results.map(\.item.id) == ["k1"])
+            #expect(
+                phrase.facets["tags"] == [FacetCount(value: "업무", count: 1), FacetCount(value: "집", count: 1)],
+                "equal counts in the order of their UTF-8 bytes, whatever their lengths")
+            // A typo: the facets count the hits the close term found.
+            let typo = try store.searchPage(SearchQuery("meetnig", collection: "notes", facets: ["tags"]))
+            #expect(typo.results.map(\.item.id) == ["n2"] && typo.results.first?.typos == 1)
+            #expect(typo.facets["tags"] == [FacetCount(value: "work", count: 1)])
+        }
+    }
+
+    @Test func numbersEqualInQueryTermsCountAsOneFacetValueAndTiesSortAsQueriesDo() async throws {
+        try await withTemporaryStore { store in
+            try await store.append([
+                .put("notes", id: "a", fields: ["title": "sync", "priority": .int(1)]),
+                .put("notes", id: "b", fields: ["title": "sync", "priority": .double(1.0)]),
+                .put("notes", id: "c", fields: ["title": "sync", "priority": .int(10)]),
+                .put("notes", id: "d", fields: ["title": "sync", "priority": .double(2.5)]),
+            ])
+            let page = try store.searchPage(SearchQuery("sync", collection: "notes", facets: ["priority"]))
+            let facets = try #require(page.facets["priority"])
+            #expect(facets.map(\.count) == [2, 1, 1])
+            #expect(facets.first?.value.doubleValue == 1)
+            #expect(facets.dropFirst().map(\.value) == [.double(2.5), .int(10)], "by value, not by encoding")
+        }
+    }
 }

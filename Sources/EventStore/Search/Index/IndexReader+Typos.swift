@@ -29,7 +29,7 @@ extension IndexReader {
         var found: [ByteKey: Int] = [:]
         var distance = EditDistance(target: target, maxEdits: maxEdits, asPrefix: asPrefix)
         let database = databases.searchSegments
-        let terms = try cache.vocabulary(of: termParts, in: database) { part in
+        let terms = try cache.vocabulary(of: termParts(), in: database) { part in
             try SegmentTerms.load(part.segment.id, tx: tx, database: database)
         }
         terms.forEachWord(of: collection) { term in
@@ -60,5 +60,15 @@ extension IndexReader {
             postings += candidate.postings
         }
         return taken
+    }
+
+    /// What each readable segment's terms depend on, for the ``SegmentTermCache``: its entry and,
+    /// for the inputs and the output of a merge that moves terms, the last term moved.
+    private func termParts() -> [SegmentTermCache.Part] {
+        let moving = movingMerge.map { Set($0.inputs + [$0.output]) } ?? []
+        return readableSegments.map { segment in
+            SegmentTermCache.Part(
+                segment: segment, movedThrough: moving.contains(segment.id) ? movingMerge?.resumeAfter : nil)
+        }
     }
 }

@@ -7,25 +7,20 @@ struct IndexReader {
     let databases: ProjectionDatabases
     /// The segments to read, in doc-id order: the live ones and the output of a merge that
     /// moves terms (``SegmentDirectory/readableSegments``).
-    let liveSegments: [SegmentDirectory.Segment]
+    let readableSegments: [SegmentDirectory.Segment]
     /// Their ids.
     let segments: [UInt32]
-    /// What each segment's terms depend on, for the ``SegmentTermCache``.
-    let termParts: [SegmentTermCache.Part]
+    /// The merge under way when it moves terms (its segments' terms change as it goes on).
+    let movingMerge: SegmentDirectory.Merge?
     private var dead: DeadDocuments.Reader
 
     init(tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.tx = tx
         self.databases = databases
         let directory = try SegmentDirectory.load(tx: tx, state: databases.state)
-        liveSegments = directory.readableSegments
-        segments = liveSegments.map(\.id)
-        var moving: Set<UInt32> = []
-        if let merge = directory.merge, merge.movesTerms { moving = Set(merge.inputs + [merge.output]) }
-        termParts = liveSegments.map { segment in
-            SegmentTermCache.Part(
-                segment: segment, movedThrough: moving.contains(segment.id) ? directory.merge?.resumeAfter : nil)
-        }
+        readableSegments = directory.readableSegments
+        segments = readableSegments.map(\.id)
+        movingMerge = directory.merge.flatMap { $0.movesTerms ? $0 : nil }
         dead = DeadDocuments.Reader(tx: tx, database: databases.state)
     }
 

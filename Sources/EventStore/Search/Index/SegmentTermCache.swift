@@ -1,17 +1,17 @@
 import LMDB
 import Synchronization
 
-/// The terms of the search index's segments, kept in memory for typo lookups: a segment gains
-/// no term after the commit that wrote it (a merge only moves terms out of its inputs), so its
-/// sorted terms, read once, serve every later query that reads that segment, and the walk for close terms runs over memory instead of
-/// B-tree pages (binary searches instead of seeks). Shared by the readers of one store.
+/// The terms of the search index's segments, kept in memory for typo lookups: a segment's terms
+/// change only while a merge moves terms into or out of it, so its sorted terms, read once, serve
+/// every later query that reads that segment, and the walk for close terms runs over memory
+/// instead of B-tree pages (binary searches instead of seeks). Shared by the readers of one store.
 ///
 /// A segment is known by its generation's database, its directory entry and, while a merge
 /// moves terms into or out of it, the last term moved (``Part``): that is what its terms depend
 /// on, so snapshots of any age, in any process, never share a wrong entry. Segment ids are not
-/// reused in a database (a rebuild numbers its segments after the other generation's). Only
-/// the terms are cached; postings are always read from the snapshot. Entries of segments that a query no longer
-/// sees among the live ones are dropped, so the cache holds about one vocabulary per segment.
+/// reused in a database (a rebuild numbers its segments after the other generation's). Only the
+/// terms are cached; postings are always read from the snapshot. Entries of segments that a
+/// query no longer sees are dropped, so the cache holds about one vocabulary per segment.
 final class SegmentTermCache: Sendable {
     /// What determines a segment's terms in a snapshot: its directory entry and, while a merge
     /// moves terms into or out of it, the last term moved (its inputs hold the terms after it,

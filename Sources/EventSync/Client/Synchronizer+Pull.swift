@@ -15,16 +15,33 @@ extension Synchronizer {
         var bytes: Int
     }
 
+    /// What the fetching task hands the ingesting loop, in log order.
+    private enum Fetched: Sendable {
+        /// A page that passed its checks (checksum, order, bounds), and its events checked for
+        /// ingestion, or the error that checking them raised.
+        case page(PullPage, Result<CheckedPage, any Error>)
+        /// A page that failed its checks.
+        case invalid(PullPage, any Error)
+        /// The transport failed.
+        case failed(any Error)
+    }
+
     func pullAll(_ cursor: inout SyncCursor, info: RemoteInfo?, report: inout SyncReport) async throws
         -> PhaseOutcome
     {
         let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
         let budget = max(1, configuration.pullBytesPerCommit)
-        let start = cursor.pulled
-        let transport = self.transport
-        // The next page is fetched while the current ones are checked and ingested.
-        var prefetched: Task<PullPage, any Error>?
-        defer { prefetched?.cancel() }
+        // Pages are fetched, decoded and checked ahead of the commits, by a task of their own, into
+        // a queue of at most one budget (plus a page): the writer ingests one commit while the
+        // next one is made ready.
+        let queue = PageQueue<Fetched>(limit: budget)
+        let fetcher = Task { [start = cursor.pulled, check = cursor.check] in
+            await fetchPages(after: start, pageSize: pageSize, check: check, into: queue)
+        }
+        defer {
+            queue.close()
+            fetcher.cancel()
+        }
         // A page fetched for a commit it did not fit in (it opens the next one), or the error
         // that checking it raised (thrown once the pages before it are committed).
         var carried: Result<CheckedPage, any Error>?
@@ -34,7 +51,6 @@ extension Synchronizer {
             let after = cursor.pulled
             var pages: [CheckedPage] = []
             var bytes = 0
-            var next = after
             gathering: while true {
                 let checked: CheckedPage
                 if let page = carried {
@@ -42,27 +58,21 @@ extension Synchronizer {
                     do { checked = try page.get() } catch { throw refused(error, after: after) }
                 } else {
                     try Task.checkCancellation()
+                    guard let fetched = await queue.take() else { throw CancellationError() }
                     let page: PullPage
-                    if let pending = prefetched {
-                        page = try await pending.value
-                    } else {
-                        page = try await transport.pull(after: next, limit: pageSize, check: cursor.check)
+                    let outcome: Result<CheckedPage, any Error>
+                    switch fetched {
+                    case .failed(let error): throw error
+                    case .invalid(let invalid, let error): (page, outcome) = (invalid, .failure(error))
+                    case .page(let fetched, let result): (page, outcome) = (fetched, result)
                     }
-                    prefetched = nil
                     report.requests += 1
                     if let epoch = cursor.epoch, page.epoch != epoch {
                         // Pages of the old epoch are dropped with it.
                         cursor = try await adopt(epoch: page.epoch, report: &report)
                         return .epochChanged
                     }
-                    try Synchronizer.verify(page, after: next)
-                    if page.next < page.head {
-                        let (following, check) = (page.next, cursor.check)
-                        prefetched = Task { try await transport.pull(after: following, limit: pageSize, check: check) }
-                    }
-                    let outcome = Result { try check(page) }
-                    next = page.next
-                    publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
+                    if case .invalid(_, let error) = fetched { throw error }
                     switch outcome {
                     case .success(let page):
                         checked = page
@@ -82,8 +92,7 @@ extension Synchronizer {
                 }
                 pages.append(checked)
                 bytes += checked.bytes
-                next = checked.page.next
-                guard next < checked.page.head, bytes < budget else { break }
+                guard checked.page.next < checked.page.head, bytes < budget else { break }
             }
 
             let last = pages[pages.count - 1].page
@@ -94,7 +103,8 @@ extension Synchronizer {
                 ingested = try await store.write { writer in
                     var cursor = try SyncCursor.load(writer, key: key)
                     guard cursor.pulled == after, cursor.epoch == last.epoch else {
-                        throw SyncError(.local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
+                        throw SyncError(
+                            .local, "the sync cursor moved during a pull (two synchronizers for one remote?)")
                     }
                     let headBefore = try writer.head()
                     let result = try writer.ingestAll(checked: events)
@@ -117,6 +127,38 @@ extension Synchronizer {
         }
     }
 
+    /// The fetching side of ``pullAll(_:info:report:)``: fetches the pages after `start` one
+    /// after another, verifies each and checks its events, and queues them, until the server's
+    /// head, a failure (queued too), or the queue's closing.
+    private func fetchPages(after start: UInt64, pageSize: Int, check: ContinuityCheck?, into queue: PageQueue<Fetched>)
+        async
+    {
+        let transport = self.transport
+        var next = start
+        while !Task.isCancelled {
+            let page: PullPage
+            do {
+                page = try await transport.pull(after: next, limit: pageSize, check: check)
+            } catch {
+                _ = await queue.put(.failed(error), bytes: 0)
+                return
+            }
+            do {
+                try Synchronizer.verify(page, after: next)
+            } catch {
+                _ = await queue.put(.invalid(page, error), bytes: 0)
+                return
+            }
+            let outcome = Result { try self.check(page) }
+            next = page.next
+            publish(.pulling(SyncProgress(completed: Int(next - start), total: Int(page.head - min(start, page.head)))))
+            let bytes = (try? outcome.get().bytes) ?? 0
+            guard await queue.put(.page(page, outcome), bytes: bytes), case .success = outcome, next < page.head else {
+                return
+            }
+        }
+    }
+
     /// Checks a page's events for ingestion (names, fields, sizes), encoding each once.
     private func check(_ page: PullPage) throws -> CheckedPage {
         let events = try store.check(page.events)
@@ -133,7 +175,8 @@ extension Synchronizer {
         let checksum = PageChecksum(events: page.events)
         guard checksum == page.checksum else {
             throw SyncError(
-                .protocolViolation, "page after \(after): checksum \(checksum) does not match the server's \(page.checksum)")
+                .protocolViolation,
+                "page after \(after): checksum \(checksum) does not match the server's \(page.checksum)")
         }
         var previous = after
         for event in page.events {
@@ -144,7 +187,8 @@ extension Synchronizer {
         }
         guard page.next == previous, page.next <= page.head else {
             throw SyncError(
-                .protocolViolation, "page after \(after): next \(page.next) does not match its events or head \(page.head)")
+                .protocolViolation,
+                "page after \(after): next \(page.next) does not match its events or head \(page.head)")
         }
         if page.events.isEmpty && page.head > after {
             throw SyncError(.protocolViolation, "page after \(after) is empty but the head is \(page.head)")
@@ -155,7 +199,8 @@ extension Synchronizer {
         guard !appended.isEmpty else { return }
         var seqsByItem: [String: (collection: String, item: String, seqs: Set<UInt64>)] = [:]
         for event in appended {
-            seqsByItem[event.collection + "\u{0}" + event.item, default: (event.collection, event.item, [])].seqs.insert(event.seq)
+            seqsByItem[event.collection + "\u{0}" + event.item, default: (event.collection, event.item, [])].seqs
+                .insert(event.seq)
         }
         let limit = configuration.maxReportedConflicts
         try store.read { reader in

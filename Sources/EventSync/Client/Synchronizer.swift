@@ -51,7 +51,8 @@ public final class Synchronizer: Sendable {
         /// page.
         ///
         /// The budget bounds memory: LMDB keeps a transaction's dirty pages in memory until it
-        /// commits, and they follow the bytes the transaction ingests. The default, 1 MiB (about
+        /// commits, and they follow the bytes the transaction ingests; the pages fetched ahead of
+        /// the transaction being ingested hold at most one more budget (and a page). The default, 1 MiB (about
         /// four pulled pages of 1,000 events of about 230 bytes), keeps a first sync of a million
         /// such events with the search index well under 150 MiB of anonymous memory (measured:
         /// 38 MiB at 256 KiB, 128 MiB at 2 MiB) while writing fewer pages than page-by-page

@@ -3,6 +3,7 @@ import EventStoreTestSupport
 import EventSync
 import EventSyncService
 import Foundation
+import Synchronization
 import Testing
 
 struct SynchronizerTests {
@@ -40,7 +41,9 @@ struct SynchronizerTests {
         try await appendNotes(cluster.replicas[0], count: 3)
         let report = try await cluster.synchronizer(0).sync()
         #expect(report.pushed == 3)
-        #expect(try cluster.synchronizer(0).cursor().epoch == (try await cluster.service.info(store: cluster.storeName)).epoch)
+        #expect(
+            try cluster.synchronizer(0).cursor().epoch
+                == (try await cluster.service.info(store: cluster.storeName)).epoch)
     }
 
     // MARK: Interrupted syncs
@@ -88,6 +91,19 @@ struct SynchronizerTests {
         return (cluster, source, client, sizes)
     }
 
+    /// Pages of 100 events, and a catch-up budget that two pages of events of `sizes` always fit in
+    /// and three never do.
+    private func twoPagesPerCommit(_ sizes: [Int]) -> Synchronizer.Configuration {
+        let pageBytes = stride(from: 0, to: sizes.count, by: 100).map {
+            sizes[$0..<min($0 + 100, sizes.count)].reduce(0, +)
+        }
+        var configuration = Synchronizer.Configuration()
+        configuration.pullPageSize = 100
+        configuration.pullBytesPerCommit = pageBytes.max()! * 2
+        #expect(pageBytes.min()! * 3 > configuration.pullBytesPerCommit)
+        return configuration
+    }
+
     @Test func aBacklogIsIngestedSeveralPagesPerCommitAndACutLosesOnlyTheOpenCommit() async throws {
         let (cluster, source, client, sizes) = try await backlog()
         defer { cluster.close() }
@@ -104,7 +120,8 @@ struct SynchronizerTests {
         await expectSyncError(.transport) { try await synchronizer.sync() }
         #expect(try synchronizer.cursor().pulled == 300)
         #expect(try client.head() == 300)
-        #expect(try client.statistics().lastTransactionID == commitsBefore + 2, "the epoch, then three pages in one commit")
+        #expect(
+            try client.statistics().lastTransactionID == commitsBefore + 2, "the epoch, then three pages in one commit")
 
         let report = try await synchronizer.sync()
         #expect(report.pulled == 700 && report.pulledDuplicates == 0)
@@ -116,17 +133,13 @@ struct SynchronizerTests {
     @Test func aBacklogOverTheByteBudgetCommitsInSeveralTransactionsOfWholePages() async throws {
         let (cluster, source, client, sizes) = try await backlog()
         defer { cluster.close() }
-        let pageBytes = stride(from: 0, to: sizes.count, by: 100).map { sizes[$0..<min($0 + 100, sizes.count)].reduce(0, +) }
-        var configuration = Synchronizer.Configuration()
-        configuration.pullPageSize = 100
-        // Two pages fit in the budget, three never do.
-        configuration.pullBytesPerCommit = pageBytes.max()! * 2
-        #expect(pageBytes.min()! * 3 > configuration.pullBytesPerCommit)
+        let configuration = twoPagesPerCommit(sizes)
         let synchronizer = cluster.synchronizer(1, configuration: configuration)
         let commitsBefore = try client.statistics().lastTransactionID
         let report = try await synchronizer.sync()
         #expect(report.pulled == 1000 && report.pulledDuplicates == 0)
-        #expect(try client.statistics().lastTransactionID == commitsBefore + 1 + 5, "the epoch, then 5 commits of 2 pages")
+        #expect(
+            try client.statistics().lastTransactionID == commitsBefore + 1 + 5, "the epoch, then 5 commits of 2 pages")
         #expect(try synchronizer.cursor().pulled == 1000)
         #expect(try StoreSnapshot(client) == StoreSnapshot(source))
 
@@ -138,6 +151,59 @@ struct SynchronizerTests {
         await expectSyncError(.transport) { try await cut.sync() }
         #expect(try cut.cursor().pulled == 400)
         #expect(try late.head() == 400)
+    }
+
+    @Test func aBacklogIsFetchedAheadOfItsCommitsWithinTheBudget() async throws {
+        /// Records where each pull starts. Before the first page is served, the client's writer is
+        /// held (by `hold`) until the fifth page is asked for, and then a while longer.
+        final class Probe: Sendable {
+            let client: Store
+            let pulls = Mutex<[UInt64]>([])
+            let gate = DispatchSemaphore(value: 0)
+            let hold = Mutex<Task<(opened: Bool, pulls: [UInt64]), any Error>?>(nil)
+            init(client: Store) { self.client = client }
+
+            func pull(after: UInt64, _ fetch: @Sendable () async throws -> PullPage) async throws -> PullPage {
+                pulls.withLock { $0.append(after) }
+                if after == 0 {
+                    let entered = DispatchSemaphore(value: 0)
+                    let (client, gate) = (client, gate)
+                    hold.withLock {
+                        $0 = Task {
+                            try await client.write { _ -> (opened: Bool, pulls: [UInt64]) in
+                                entered.signal()
+                                let opened = gate.wait(timeout: .now() + 30) == .success
+                                Thread.sleep(forTimeInterval: 0.3)
+                                return (opened, self.pulls.withLock { $0 })
+                            }
+                        }
+                    }
+                    await Task.detached { entered.wait() }.value
+                }
+                if after == 400 { gate.signal() }
+                return try await fetch()
+            }
+        }
+        let (cluster, source, client, sizes) = try await backlog()
+        defer { cluster.close() }
+        let configuration = twoPagesPerCommit(sizes)
+        let probe = Probe(client: client)
+        let transport = PullHook(base: cluster.transport(encodesJSON: true), onPull: probe.pull)
+        let synchronizer = cluster.synchronizer(1, transport: transport, configuration: configuration)
+
+        let report = try await synchronizer.sync()
+        let (opened, pullsWhileHeld) = try await probe.hold.withLock { $0 }!.value
+        #expect(opened, "the fifth page was not fetched while the first commit waited for the writer")
+        // The first commit (pages 1-2) waits with page 3, which did not fit in it; the queue holds
+        // at most the budget and one page (pages 4-6), and the fetcher one more that it cannot
+        // queue (page 7). Without fetching ahead, page 3 is the last fetched before the commit.
+        #expect(pullsWhileHeld.max() ?? 0 <= 600, "fetched too far ahead: \(pullsWhileHeld)")
+        #expect(report.pulled == 1000 && report.pulledDuplicates == 0)
+        #expect(
+            probe.pulls.withLock { $0 } == Array(stride(from: 0, to: 1000, by: 100)),
+            "each page fetched once, in order")
+        #expect(try synchronizer.cursor().pulled == 1000)
+        #expect(try StoreSnapshot(client) == StoreSnapshot(source))
     }
 
     @Test func aPullCutAfterPageKResumesWithoutLossOrDuplicates() async throws {
@@ -166,25 +232,18 @@ struct SynchronizerTests {
     }
 
     @Test func aCorruptedPageIsRefused() async throws {
-        struct Corrupting: SyncTransport {
-            let base: any SyncTransport
-            var remoteIdentifier: String { base.remoteIdentifier }
-            func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo { try await base.info(check: check, replica: replica) }
-            func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
-                try await base.push(request, check: check)
-            }
-            func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
-                var page = try await base.pull(after: after, limit: limit, check: check)
-                if !page.events.isEmpty { page.events[0].fields["title"] = "tampered" }
-                return page
-            }
-        }
         let cluster = try SyncCluster()
         defer { cluster.close() }
         try await appendNotes(try cluster.addReplica(), count: 5)
         try await cluster.synchronizer(0).sync()
         let client = try cluster.addReplica()
-        let synchronizer = cluster.synchronizer(1, transport: Corrupting(base: cluster.transport()))
+        let synchronizer = cluster.synchronizer(
+            1,
+            transport: PullHook(base: cluster.transport()) { _, fetch in
+                var page = try await fetch()
+                if !page.events.isEmpty { page.events[0].fields["title"] = "tampered" }
+                return page
+            })
         await expectSyncError(.protocolViolation) { try await synchronizer.sync() }
         #expect(try client.head() == 0)
         #expect(try synchronizer.cursor().pulled == 0)

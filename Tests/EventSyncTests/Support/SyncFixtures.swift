@@ -94,10 +94,14 @@ final class SyncCluster: @unchecked Sendable {
         InProcessTransport(service: service, storeName: storeName, encodesJSON: encodesJSON, credential: credential)
     }
 
-    func synchronizer(_ index: Int, transport: (any SyncTransport)? = nil, configuration: Synchronizer.Configuration = .init())
+    func synchronizer(
+        _ index: Int, transport: (any SyncTransport)? = nil, configuration: Synchronizer.Configuration = .init()
+    )
         -> Synchronizer
     {
-        Synchronizer(store: replicas[index], transport: transport ?? self.transport(), remoteName: "server", configuration: configuration)
+        Synchronizer(
+            store: replicas[index], transport: transport ?? self.transport(), remoteName: "server",
+            configuration: configuration)
     }
 
     /// Advances every clock (server's too) by `milliseconds`.
@@ -198,12 +202,35 @@ final class FaultyTransport: SyncTransport, @unchecked Sendable {
     }
 }
 
+/// Forwards every call to `base`, and hands each pull to `onPull`: where the pull starts, and a
+/// function that asks `base` for the page (a test may change the page, or act before it asks).
+struct PullHook: SyncTransport {
+    let base: any SyncTransport
+    let onPull: @Sendable (_ after: UInt64, _ fetch: @Sendable () async throws -> PullPage) async throws -> PullPage
+
+    var remoteIdentifier: String { base.remoteIdentifier }
+
+    func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
+        try await base.info(check: check, replica: replica)
+    }
+
+    func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+        try await base.push(request, check: check)
+    }
+
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        try await onPull(after) { [base] in try await base.pull(after: after, limit: limit, check: check) }
+    }
+}
 
 /// Appends `count` simple notes.
 func appendNotes(_ store: Store, count: Int, prefix: String = "n") async throws {
     var changes: [Change] = []
     for index in 0..<count {
-        changes.append(.put("notes", id: "\(prefix)\(index)", fields: ["title": .string("note \(index) alpha"), "rank": .int(Int64(index))]))
+        changes.append(
+            .put(
+                "notes", id: "\(prefix)\(index)",
+                fields: ["title": .string("note \(index) alpha"), "rank": .int(Int64(index))]))
         if changes.count == 500 {
             try await store.append(changes)
             changes.removeAll()

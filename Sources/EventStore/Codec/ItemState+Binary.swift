@@ -203,7 +203,8 @@ struct ItemValues {
     var version: HLCTimestamp
     var fields: [String: Value]
 
-    /// Decodes an `items` record (an item state, then an optional 4-byte search doc id).
+    /// Decodes an `items` record's values (an item state, then its history and search doc id;
+    /// see ``ItemRecord``).
     ///
     /// - Parameter only: The fields to decode (`nil`: all); the others are skipped unbuilt.
     init(decodingRecord buffer: UnsafeRawBufferPointer, only wanted: Set<String>? = nil) throws {
@@ -246,7 +247,8 @@ struct ItemValues {
             _ = try reader.readVarint()
             _ = try reader.readUInt64()
         }
-        guard reader.remaining == 0 || reader.remaining == 4 else { throw ByteReader.corrupt("item (trailing bytes)") }
+        // After the state: nothing or a doc id (format 3), or the history and the doc id (5 bytes or more).
+        guard reader.remaining == 0 || reader.remaining >= 4 else { throw ByteReader.corrupt("item (trailing bytes)") }
         exists = count > 0 || (flags & 2 != 0 && flags & 4 == 0)
     }
 }

@@ -50,7 +50,10 @@ final class ProjectionWriter {
     /// record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
-        try tx.put([], forKey: Keys.itemEvent(itemKey, event.seq), in: databases.items)
+        var history = record
+        if let chunk = history.appendHistory(event.seq, itemKey: itemKey) {
+            try tx.put(chunk.value, forKey: chunk.key, in: databases.items)
+        }
         let before = record.state
         var after = before
         let outcomes = after.apply(event, collectOutcomes: true)
@@ -63,7 +66,8 @@ final class ProjectionWriter {
                 databases: databases, changes: &counters.search)
         }
         try tx.put(
-            ItemRecord(state: after, searchDocument: searchDocument).encoded(), forKey: itemKey, in: databases.items)
+            ItemRecord(state: after, searchDocument: searchDocument, history: history.history).encoded(),
+            forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }

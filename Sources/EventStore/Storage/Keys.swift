@@ -46,9 +46,9 @@ enum Keys {
         return (collection, item)
     }
 
-    /// `items` (an entry of an item's history): item key, NUL, seq (8 bytes big-endian). It sorts
-    /// right after the item's record, so appending an event to the history dirties the page the
-    /// item's record is on.
+    /// `items` (a chunk of an item's history, ``ItemHistory``): item key, NUL, the chunk's first
+    /// seq (8 bytes big-endian). It sorts right after the item's record, so writing a chunk
+    /// dirties the page the item's record is on.
     static func itemEvent(_ itemKey: [UInt8], _ seq: UInt64) -> [UInt8] {
         var key = itemKey
         key.append(0)
@@ -56,7 +56,7 @@ enum Keys {
         return key
     }
 
-    /// Whether an `items` key is a history entry (``itemEvent(_:_:)``) rather than an item's
+    /// Whether an `items` key is a history chunk (``itemEvent(_:_:)``) rather than an item's
     /// record: it holds a second NUL, 9 bytes before its end (collections and ids hold no NUL).
     static func isItemHistory(_ key: UnsafeRawBufferPointer) -> Bool {
         guard key.count >= 11, key[key.count - 9] == 0, let first = key.firstIndex(of: 0) else { return false }

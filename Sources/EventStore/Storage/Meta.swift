@@ -27,9 +27,11 @@ enum Meta {
     /// The format written by this library. Format 1 kept the search index in per-term
     /// duplicate-sorted trees; format 2 keeps it in segments; format 3 keeps each item's search
     /// doc id in its `items` entry and the dead-document bitmap and collection totals in `state`
-    /// (fewer trees per commit). Opening an older store for writing upgrades it: the databases
-    /// the format no longer has are dropped and the projections rebuilt.
-    static let currentFormat: UInt64 = 3
+    /// (fewer trees per commit); format 4 keeps an item's newest seqs in its record and older ones
+    /// in chunks (``ItemHistory``) instead of one `items` entry per event. Opening an older store
+    /// for writing upgrades it: the databases the format no longer has are dropped and the
+    /// projections rebuilt.
+    static let currentFormat: UInt64 = 4
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in

@@ -38,8 +38,8 @@ struct Schema: Sendable {
 
 /// The databases of one projection generation.
 struct ProjectionDatabases: Sendable {
-    /// Per item: its record (``ItemRecord``: merged state, search doc id), followed by its
-    /// history (per seq, nothing; see ``Keys/itemEvent(_:_:)``), for replay and explain.
+    /// Per item: its record (``ItemRecord``: merged state, newest seqs, search doc id), followed
+    /// by the chunks of its older history (``ItemHistory``), for replay and explain.
     let items: Database
     /// Per item, seq and field: a ``ConflictRecord``.
     let conflicts: Database

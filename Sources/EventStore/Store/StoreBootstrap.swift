@@ -75,7 +75,7 @@ struct StoreBootstrap {
             guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
                 throw EventStoreError(
                     .unsupportedFormat,
-                    "the store uses format \(format), whose search index this library no longer reads; open it for writing once to upgrade it (its projections are rebuilt from the log)")
+                    "the store uses format \(format), older than this library's \(Meta.currentFormat); open it for writing once to upgrade it (its projections are rebuilt from the log)")
             }
             try upgrade(tx, meta: meta)
             upgrades = true

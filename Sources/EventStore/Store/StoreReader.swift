@@ -81,15 +81,7 @@ public class StoreReader {
 
     /// The events of one item, in log order.
     public func events(collection: String, item: String) throws -> [Event] {
-        var seqs: [UInt64] = []
-        let prefix = Keys.item(collection, item) + [0]
-        try prefix.withUnsafeBytes { start in
-            try tx.forEach(in: try projection.items, from: start) { key, _ in
-                guard key.starts(with: prefix), key.count == prefix.count + 8 else { return false }
-                seqs.append(try Keys.seq(from: UnsafeRawBufferPointer(rebasing: key[prefix.count...])))
-                return true
-            }
-        }
+        let seqs = try ItemHistory.seqs(of: Keys.item(collection, item), tx: tx, items: try projection.items)
         return try seqs.map { seq in
             guard let event = try event(at: seq) else {
                 throw EventStoreError(.corrupt, "item history names seq \(seq), which the log does not hold")

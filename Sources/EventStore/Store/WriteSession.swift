@@ -174,21 +174,15 @@ final class WriteSession {
     private func increments(of name: String, itemKey: [UInt8], after base: HLCTimestamp, in tx: ReadTransaction) throws
         -> Int64
     {
-        let prefix = itemKey + [0]
         var sum: Int64 = 0
-        try prefix.withUnsafeBytes { start in
-            try tx.forEach(in: projections.databases.items, from: start) { key, _ in
-                guard key.starts(with: prefix), key.count == prefix.count + 8 else { return false }
-                let seq = try Keys.seq(from: UnsafeRawBufferPointer(rebasing: key[prefix.count...]))
-                let logged = try Keys.seq(seq).withUnsafeBytes { key in
-                    try tx.value(forKey: key, in: store.schema.events).map { try Event(decoding: $0, seq: seq) }
-                }
-                if let logged, logged.hlc > base, let event = try projections.schemas.interpret(logged),
-                    let increment = event.updates[name]?.increment
-                {
-                    sum &+= increment
-                }
-                return true
+        for seq in try ItemHistory.seqs(of: itemKey, tx: tx, items: projections.databases.items) {
+            let logged = try Keys.seq(seq).withUnsafeBytes { key in
+                try tx.value(forKey: key, in: store.schema.events).map { try Event(decoding: $0, seq: seq) }
+            }
+            if let logged, logged.hlc > base, let event = try projections.schemas.interpret(logged),
+                let increment = event.updates[name]?.increment
+            {
+                sum &+= increment
             }
         }
         return sum

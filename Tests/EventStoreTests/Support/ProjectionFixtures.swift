@@ -152,12 +152,20 @@ enum ProjectionFixtures {
 
     /// The raw entries (key, value) of one database of the active projection generation.
     /// The `items` entries with each record cut to the item's state: what replicas agree on byte
-    /// for byte (the search doc id after it depends on how commits were grouped). History
-    /// entries (which name local seqs) are kept as they are with `history`, left out without.
+    /// for byte (the search doc id after it depends on how commits were grouped). Histories
+    /// (which name local seqs) are kept with `history` (each record's newest seqs, and the
+    /// chunks), left out without.
     static func itemStates(_ store: Store, history: Bool = false) throws -> [[UInt8]] {
         try entries(store, "items").slices(of: 2).flatMap { pair -> [[UInt8]] in
             if pair[0].withUnsafeBytes(Keys.isItemHistory) { return history ? pair : [] }
-            return [pair[0], try pair[1].withUnsafeBytes { Array(try ItemRecord.stateBytes(of: $0)) }]
+            return [
+                pair[0],
+                try pair[1].withUnsafeBytes { value in
+                    history
+                        ? Array(pair[0].withUnsafeBytes { ItemRecord.comparableBytes(key: $0, value: value) })
+                        : Array(try ItemRecord.stateBytes(of: value))
+                },
+            ]
         }
     }
 

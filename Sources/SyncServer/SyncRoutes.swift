@@ -35,7 +35,7 @@ struct SyncRoutes: Sendable {
         }
         addMetricsRoute(to: router)
         router.get("v1/stores/:store") { request, context in
-            await handle(request, context) { store, check, _ in
+            await handle(request, context, query: ["replica"]) { store, check, _ in
                 var replica: ReplicaID?
                 if let text = request.uri.queryParameters.get("replica") {
                     guard let parsed = ReplicaID(hex: text) else {
@@ -50,7 +50,7 @@ struct SyncRoutes: Sendable {
             }
         }
         router.get("v1/stores/:store/events") { request, context in
-            await handle(request, context) { store, check, _ in
+            await handle(request, context, query: ["after", "limit", "wait"]) { store, check, _ in
                 let query = request.uri.queryParameters
                 var after: UInt64 = 0
                 if let text = query.get("after") {
@@ -76,7 +76,8 @@ struct SyncRoutes: Sendable {
                 }
                 // A graceful shutdown ends the wait: the page then holds what the store has.
                 let pull = { @Sendable [wait, limit, after] in
-                    try await service.pullJSON(store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
+                    try await service.pullJSON(
+                        store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
                 }
                 return SyncRoutes.json(
                     try await measuredPull(store, after: after, live: wait > .zero) {
@@ -85,7 +86,7 @@ struct SyncRoutes: Sendable {
             }
         }
         router.post("v1/stores/:store/events") { request, context in
-            await handle(request, context) { store, check, credential in
+            await handle(request, context, query: []) { store, check, credential in
                 return SyncRoutes.json(
                     try await measuredPush(store) {
                         let body = try await readBody(request)
@@ -127,15 +128,26 @@ struct SyncRoutes: Sendable {
         return response
     }
 
-    /// Authorizes the request for its store, reads the continuity check, runs `body`, and turns
+    /// The query parameters of the continuity check, which every store path takes.
+    static let continuityParameters: Set<String> = ["epoch", "mark", "digest"]
+
+    /// Authorizes the request for its store, refuses query parameters other than the path's
+    /// (`query`) and the continuity check's, reads the continuity check, runs `body`, and turns
     /// every error into a problem response.
     private func handle(
-        _ request: Request, _ context: SyncRequestContext,
+        _ request: Request, _ context: SyncRequestContext, query names: Set<String>,
         _ body: (_ store: String, _ check: ContinuityCheck?, _ credential: SyncCredential) async throws -> Response
     ) async -> Response {
         do {
             let (store, credential) = try authorize(request, context)
             let query = request.uri.queryParameters
+            for (name, _) in query
+            where !names.contains(String(name)) && !Self.continuityParameters.contains(String(name)) {
+                let taken = (names.sorted() + ["epoch", "mark", "digest"]).joined(separator: ", ")
+                throw SyncError(
+                    .invalidRequest,
+                    "unknown query parameter \(String(name).debugDescription); this path takes \(taken)")
+            }
             let check = try SyncService.continuityCheck(
                 epoch: query.get("epoch"), mark: query.get("mark"), digest: query.get("digest"))
             return try await body(store, check, credential)
@@ -182,7 +194,9 @@ struct SyncRoutes: Sendable {
         guard mediaType == "application/json" else {
             throw SyncError(
                 .unsupportedMediaType,
-                declared.isEmpty ? "a push needs Content-Type: application/json" : "Content-Type \(declared) is not application/json")
+                declared.isEmpty
+                    ? "a push needs Content-Type: application/json" : "Content-Type \(declared) is not application/json"
+            )
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.maxRequestBytes {
             throw SyncError(.payloadTooLarge, "request body of \(length) bytes (limit \(limits.maxRequestBytes))")

@@ -45,6 +45,9 @@ extension Synchronizer {
         // A page fetched for a commit it did not fit in (it opens the next one), or the error
         // that checking it raised (thrown once the pages before it are committed).
         var carried: Result<CheckedPage, any Error>?
+        // The conflicts of the last commit, read while the next one is ingested.
+        var lastConflicts: Task<ConflictTally, any Error>?
+        defer { lastConflicts?.cancel() }
         while true {
             // Pages while their encoded events fit in the budget; at least one page (a single
             // page when the log is caught up).
@@ -69,6 +72,8 @@ extension Synchronizer {
                     report.requests += 1
                     if let epoch = cursor.epoch, page.epoch != epoch {
                         // Pages of the old epoch are dropped with it.
+                        try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
+                        lastConflicts = nil
                         cursor = try await adopt(epoch: page.epoch, report: &report)
                         return .epochChanged
                     }
@@ -122,8 +127,17 @@ extension Synchronizer {
             report.pulled += ingested.appended.count
             report.pulledDuplicates += ingested.duplicates
             report.serverHead = max(report.serverHead, last.head)
-            try collectConflicts(of: ingested.appended, into: &report)
-            if last.next >= last.head && carried == nil { return .done }
+            try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
+            lastConflicts = nil
+            if !ingested.appended.isEmpty {
+                let (appended, limit) = (ingested.appended, configuration.maxReportedConflicts)
+                lastConflicts = Task { try self.conflicts(of: appended, limit: limit) }
+            }
+            if last.next >= last.head && carried == nil {
+                try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
+                lastConflicts = nil
+                return .done
+            }
         }
     }
 
@@ -195,23 +209,37 @@ extension Synchronizer {
         }
     }
 
-    private func collectConflicts(of appended: [Event], into report: inout SyncReport) throws {
-        guard !appended.isEmpty else { return }
+    /// The conflicts that the commit of `appended` recorded: how many, and the first `limit`.
+    private struct ConflictTally: Sendable {
+        var count = 0
+        var records: [ConflictRecord] = []
+
+        /// Adds the tally to `report`, which keeps at most `limit` records.
+        func add(to report: inout SyncReport, limit: Int) {
+            report.conflicts += count
+            report.conflictRecords += records.prefix(max(0, limit - report.conflictRecords.count))
+        }
+    }
+
+    /// Reads the conflicts recorded for the events of `appended` (committed), on a snapshot of its
+    /// own: it runs while the next commit is ingested.
+    private func conflicts(of appended: [Event], limit: Int) throws -> ConflictTally {
         var seqsByItem: [String: (collection: String, item: String, seqs: Set<UInt64>)] = [:]
         for event in appended {
             seqsByItem[event.collection + "\u{0}" + event.item, default: (event.collection, event.item, [])].seqs
                 .insert(event.seq)
         }
-        let limit = configuration.maxReportedConflicts
+        var tally = ConflictTally()
         try store.read { reader in
             for entry in seqsByItem.values {
                 for record in try reader.conflicts(collection: entry.collection, item: entry.item)
                 where entry.seqs.contains(record.seq) {
-                    report.conflicts += 1
-                    if report.conflictRecords.count < limit { report.conflictRecords.append(record) }
+                    tally.count += 1
+                    if tally.records.count < limit { tally.records.append(record) }
                 }
             }
         }
+        return tally
     }
 
     /// Wraps any error as a ``SyncError``.

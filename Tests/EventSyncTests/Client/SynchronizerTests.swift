@@ -287,6 +287,39 @@ struct SynchronizerTests {
         #expect(try StoreSnapshot(alice) == StoreSnapshot(bob))
     }
 
+    @Test func conflictsOfAPullOverSeveralCommitsAreAllCountedAndReportedUpToTheLimit() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let alice = try cluster.addReplica()
+        let bob = try cluster.addReplica(skew: 2_000)
+        try await appendNotes(alice, count: 300)
+        try await cluster.synchronizer(0).sync()
+        try await cluster.synchronizer(1).sync()
+
+        // Both offline: each retitles every note, Bob later (by his clock); Alice pulls Bob's 300
+        // edits in three commits of one page, and each edit is a conflict on her side.
+        cluster.advance(by: 10_000)
+        try await alice.append(
+            (0..<300).map { .patch("notes", id: "n\($0)", fields: ["title": .string("alice \($0)")]) })
+        cluster.advance(by: 1_000)
+        try await bob.append((0..<300).map { .patch("notes", id: "n\($0)", fields: ["title": .string("bob \($0)")]) })
+        try await cluster.synchronizer(0).sync()
+        try await cluster.synchronizer(1).sync()
+
+        var configuration = Synchronizer.Configuration()
+        configuration.pullPageSize = 100
+        configuration.pullBytesPerCommit = 1
+        configuration.maxReportedConflicts = 150
+        let commitsBefore = try alice.statistics().lastTransactionID
+        let report = try await cluster.synchronizer(0, configuration: configuration).sync()
+        #expect(report.pulled == 300)
+        #expect(try alice.statistics().lastTransactionID - commitsBefore >= 3, "a commit per page")
+        #expect(report.conflicts == 300, "every commit's conflicts counted")
+        #expect(report.conflictRecords.count == 150, "records kept up to the limit, across commits")
+        #expect(Set(report.conflictRecords.map(\.item)).count == 150)
+        #expect(report.conflictRecords.allSatisfy { $0.winner.value == .string("bob \($0.item.dropFirst())") })
+    }
+
     // MARK: Status and retries
 
     @Test func statusReportsPhasesAndPendingCount() async throws {

@@ -143,7 +143,8 @@ struct ConcurrentAccessTests {
         }
         #expect(
             duringWrites >= 1, "at least one verify ran while events were committed (runs: \(runs), rounds: \(rounds))")
-        let final = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+        // As above: the bound only catches a hang (60 s timed out in a parallel CI run).
+        let final = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
         #expect(final.status == 0, "\(final)")
     }
 }

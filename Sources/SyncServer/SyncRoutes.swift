@@ -143,7 +143,7 @@ struct SyncRoutes: Sendable {
             let query = request.uri.queryParameters
             for (name, _) in query
             where !names.contains(String(name)) && !Self.continuityParameters.contains(String(name)) {
-                let taken = (names.sorted() + ["epoch", "mark", "digest"]).joined(separator: ", ")
+                let taken = (names.sorted() + Self.continuityParameters.sorted()).joined(separator: ", ")
                 throw SyncError(
                     .invalidRequest,
                     "unknown query parameter \(String(name).debugDescription); this path takes \(taken)")

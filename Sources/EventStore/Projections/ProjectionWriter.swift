@@ -50,8 +50,8 @@ final class ProjectionWriter {
     /// record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
-        var history = record
-        if let chunk = history.appendHistory(event.seq, itemKey: itemKey) {
+        var updated = record
+        if let chunk = updated.appendHistory(event.seq, itemKey: itemKey) {
             try tx.put(chunk.value, forKey: chunk.key, in: databases.items)
         }
         let before = record.state
@@ -66,7 +66,7 @@ final class ProjectionWriter {
                 databases: databases, changes: &counters.search)
         }
         try tx.put(
-            ItemRecord(state: after, searchDocument: searchDocument, history: history.history).encoded(),
+            ItemRecord(state: after, searchDocument: searchDocument, history: updated.history).encoded(),
             forKey: itemKey, in: databases.items)
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)

@@ -38,7 +38,7 @@ struct ConcurrentAccessTests {
     }
 
     @Test(
-        "dump, stats and backup run again and again while `evstore import` appends 30k changes", .timeLimit(.minutes(5))
+        "dump, stats and backup run again and again while `evstore import` appends 30k changes", .timeLimit(.minutes(15))
     )
     func readWhileAnotherProcessImports() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-concurrent")
@@ -103,7 +103,7 @@ struct ConcurrentAccessTests {
         }
     }
 
-    @Test("verify while `evstore import` appends: no false problems (exit 0 every time)", .timeLimit(.minutes(5)))
+    @Test("verify while `evstore import` appends: no false problems (exit 0 every time)", .timeLimit(.minutes(15)))
     func verifyWhileAnotherProcessImports() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-concurrent")
         defer { directory.remove() }

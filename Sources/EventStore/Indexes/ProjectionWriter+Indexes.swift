@@ -10,6 +10,8 @@ extension ProjectionWriter {
     /// times is indexed once).
     func indexItemsAfterReplay(in environment: Environment) throws {
         guard defersSearch, let indexes else { return }
+        // The indexes are built from the stored items.
+        try stopHoldingRecords(in: environment)
         for collection in indexes.byCollection.keys.sorted(by: utf8Less) {
             let definitions = indexes.byCollection[collection] ?? []
             var after: [UInt8]?

@@ -13,7 +13,8 @@ extension ProjectionWriter {
     /// in a few large segments that later commits merge.
     func indexLiveItems(in environment: Environment) throws {
         guard defersSearch else { return }
-        defersSearch = false
+        defer { endDeferredReplay() }
+        if let replayRecords { return try indexHeldItems(replayRecords, in: environment) }
         var resumeAfter: [UInt8]?
         while true {
             let last = try environment.write { tx -> [UInt8]? in
@@ -23,15 +24,9 @@ extension ProjectionWriter {
                 let start = resumeAfter.map { $0 + [0] } ?? []
                 try ItemRecord.forEach(in: databases.items, tx: tx, from: start) { key, value in
                     guard indexed.count < ProjectionWriter.indexBatch else { return false }
-                    let (collection, _) = try Keys.splitItem(key)
                     var record = try ItemRecord(decoding: value)
                     let itemKey = Array(key)
-                    if let document = counters.search.document(of: record.state, collection: collection, writer: search)
-                    {
-                        record.searchDocument = try counters.search.add(
-                            document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
-                        indexed.append((itemKey, record))
-                    }
+                    if try index(&record, itemKey: itemKey, tx: tx) { indexed.append((itemKey, record)) }
                     last = itemKey
                     return true
                 }
@@ -43,5 +38,36 @@ extension ProjectionWriter {
             guard let last else { return }
             resumeAfter = last
         }
+    }
+
+    /// ``indexLiveItems(in:)`` for a replay that held every item in memory: each record is
+    /// indexed and written once, in key order, ``indexBatch`` per transaction.
+    private func indexHeldItems(_ held: ReplayRecords, in environment: Environment) throws {
+        let keys = held.sortedKeys
+        for start in stride(from: 0, to: keys.count, by: ProjectionWriter.indexBatch) {
+            let batch = keys[start..<min(start + ProjectionWriter.indexBatch, keys.count)]
+            try environment.write { tx in
+                counters = ProjectionCounters()
+                for itemKey in batch {
+                    var record = held.record(itemKey)!
+                    try index(&record, itemKey: itemKey, tx: tx)
+                    try tx.put(record.encoded(), forKey: itemKey, in: databases.items)
+                }
+                try counters.flush(tx: tx, databases: databases)
+            }
+        }
+    }
+
+    /// Adds the search document of the item's state, if it has searchable content, to the
+    /// transaction's segment and records its doc id in `record`; returns whether it had one.
+    @discardableResult
+    private func index(_ record: inout ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> Bool {
+        let (collection, _) = try itemKey.withUnsafeBytes { try Keys.splitItem($0) }
+        guard let document = counters.search.document(of: record.state, collection: collection, writer: search) else {
+            return false
+        }
+        record.searchDocument = try counters.search.add(
+            document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
+        return true
     }
 }

@@ -14,13 +14,18 @@ final class ProjectionWriter {
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
-    var defersSearch = false
+    private(set) var defersSearch = false
+    /// During a replay that defers search: the item records, held in memory.
+    private(set) var replayRecords: ReplayRecords?
     /// How events are read (upcast to their collection's current schema).
     let schemas: SchemaRegistry
+    /// The most item records a deferred replay holds in memory.
+    let replayRecordLimit: Int
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
         self.schemas = configuration.schemaRegistry
+        self.replayRecordLimit = configuration.replayRecordLimit
         self.search = SearchIndexWriter(configuration: configuration.search)
         self.projections = configuration.projections
         self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
@@ -36,7 +41,50 @@ final class ProjectionWriter {
     func apply(_ logged: Event, tx: WriteTransaction) throws -> ItemState? {
         guard let event = try schemas.interpret(logged) else { return nil }
         let itemKey = Keys.item(event.collection, event.item)
+        if let replayRecords {
+            let before = try replayRecords.record(itemKey) ?? itemRecord(itemKey, tx: tx)
+            let (after, record) = try project(event, before: before, itemKey: itemKey, tx: tx)
+            replayRecords.set(record, for: itemKey)
+            return after
+        }
         return try apply(event, before: try itemRecord(itemKey, tx: tx), itemKey: itemKey, tx: tx)
+    }
+
+    /// Starts a replay of the log that defers the search index and the declared indexes to
+    /// ``indexItemsAfterReplay(in:)`` and ``indexLiveItems(in:)``, holding item records in
+    /// memory meanwhile, as long as no more than ``Store/Configuration/replayRecordLimit`` items
+    /// come (see ``replayChunkCommitted(in:)``).
+    func beginDeferredReplay() {
+        defersSearch = true
+        replayRecords = ReplayRecords(limit: replayRecordLimit)
+    }
+
+    /// Ends a deferred replay: later events are indexed as they are applied.
+    func endDeferredReplay() {
+        defersSearch = false
+        replayRecords = nil
+    }
+
+    /// Starts a chunk of a deferred replay: undoes what an aborted attempt at it changed.
+    func beginReplayChunk() {
+        counters = ProjectionCounters()
+        replayRecords?.rollBack()
+    }
+
+    /// Ends a chunk of a deferred replay whose transaction committed. When more records are held
+    /// than their limit, they are written to the store and the replay goes on without holding
+    /// any: the store's items did not fit, and holding some only to read them back later costs
+    /// more than it saves.
+    func replayChunkCommitted(in environment: Environment) throws {
+        guard let replayRecords else { return }
+        replayRecords.commit()
+        if replayRecords.isFull { try stopHoldingRecords(in: environment) }
+    }
+
+    /// Writes the held records to the store, in key order, and holds none from now on.
+    func stopHoldingRecords(in environment: Environment) throws {
+        try replayRecords?.flush(in: environment, database: databases.items)
+        replayRecords = nil
     }
 
     /// The item's stored record, or an empty one.
@@ -50,6 +98,16 @@ final class ProjectionWriter {
     /// record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
+        let (after, updated) = try project(event, before: record, itemKey: itemKey, tx: tx)
+        try tx.put(updated.encoded(), forKey: itemKey, in: databases.items)
+        return after
+    }
+
+    /// ``apply(_:before:itemKey:tx:)`` but for the item's record itself, which it returns for the
+    /// caller to write: the item's state after the event, and its new record.
+    private func project(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws
+        -> (ItemState, ItemRecord)
+    {
         var updated = record
         if let chunk = updated.appendHistory(event.seq, itemKey: itemKey) {
             try tx.put(chunk.value, forKey: chunk.key, in: databases.items)
@@ -65,9 +123,8 @@ final class ProjectionWriter {
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)
         }
-        try tx.put(
-            ItemRecord(state: after, searchDocument: searchDocument, history: updated.history).encoded(),
-            forKey: itemKey, in: databases.items)
+        updated.state = after
+        updated.searchDocument = searchDocument
         if before.exists != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
@@ -94,7 +151,7 @@ final class ProjectionWriter {
                 try projection.apply(change, in: context)
             }
         }
-        return after
+        return (after, updated)
     }
 
     /// Records that every event through `seq` is applied, with each custom projection's version.

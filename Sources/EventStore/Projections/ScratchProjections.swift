@@ -52,14 +52,15 @@ final class ScratchProjections {
         progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
     ) throws {
         var applied: UInt64 = 0
-        projector.defersSearch = true
+        projector.beginDeferredReplay()
         repeat {
             let end = try source { reader in
                 try environment.write { tx in
                     let end =
                         applied < through
                         ? try store.replayChunk(
-                            from: applied + 1, into: projector, tx: tx, limit: min(Store.rebuildChunk, through - applied),
+                            from: applied + 1, into: projector, tx: tx,
+                            limit: min(Store.rebuildChunk, through - applied),
                             source: reader.tx, include: include)
                         : applied
                     // The checkpoint is written even for an empty log, as a live store writes it.
@@ -67,6 +68,7 @@ final class ScratchProjections {
                     return end
                 }
             }
+            try projector.replayChunkCommitted(in: environment)
             if end <= applied { break }
             applied = end
             progress?(Store.Progress(processed: applied, total: through))

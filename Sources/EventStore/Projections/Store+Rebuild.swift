@@ -63,19 +63,20 @@ extension Store {
         defer { try? environment.setDurability(previous) }
 
         // Items first; each item that exists at the end is then indexed once.
-        projector.defersSearch = true
+        projector.beginDeferredReplay()
         var applied: UInt64 = 0
         let total = try head()
         while true {
-            let done = try environment.write { tx -> Bool in
+            // `applied` moves only once the chunk committed: a retried write starts it again.
+            let end = try environment.write { tx -> UInt64 in
                 let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: Store.rebuildChunk)
-                guard end > applied else { return true }
-                applied = end
-                try projector.checkpoint(through: applied, tx: tx)
-                return false
+                if end > applied { try projector.checkpoint(through: end, tx: tx) }
+                return end
             }
+            try projector.replayChunkCommitted(in: environment)
+            guard end > applied else { break }
+            applied = end
             progress?(Progress(processed: applied, total: max(total, applied)))
-            if done { break }
         }
         try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
@@ -101,8 +102,9 @@ extension Store {
         from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64,
         source: ReadTransaction? = nil, include: (Event) -> Bool = { _ in true }
     ) throws -> UInt64 {
-        // A retried transaction (after the map grew) starts from the stored counters again.
-        projector.counters = ProjectionCounters()
+        // A retried transaction (after the map grew) starts from the stored counters and the
+        // committed records again.
+        projector.beginReplayChunk()
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in

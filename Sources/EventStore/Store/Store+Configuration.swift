@@ -81,6 +81,10 @@ extension Store {
         public var rebuildProgress: (@Sendable (Store.Progress) -> Void)?
         /// How this open interprets events: ``schemas`` with the store's record (set by the open).
         var schemaRegistry = SchemaRegistry.none
+        /// The most item records a rebuild or a verify holds in memory (about 1 KiB each for notes
+        /// of a few hundred bytes); with more items, it reads and writes them in the store. Tests
+        /// lower it.
+        var replayRecordLimit = 65_536
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.
         public var logger = Logger(label: "eventstore", factory: { _ in SwiftLogNoOpLogHandler() })
         /// The replica id for a *new* store (`nil`: from ``newReplicaID``). Ignored when the

@@ -19,13 +19,16 @@ final class ProjectionWriter {
     private(set) var replayRecords: ReplayRecords?
     /// How events are read (upcast to their collection's current schema).
     let schemas: SchemaRegistry
-    /// The most item records a deferred replay holds in memory.
+    /// The most item records a deferred replay holds in memory, and the most bytes of events
+    /// applied to them.
     let replayRecordLimit: Int
+    let replayRecordBytes: Int
 
     init(databases: ProjectionDatabases, configuration: Store.Configuration) {
         self.databases = databases
         self.schemas = configuration.schemaRegistry
         self.replayRecordLimit = configuration.replayRecordLimit
+        self.replayRecordBytes = configuration.replayRecordBytes
         self.search = SearchIndexWriter(configuration: configuration.search)
         self.projections = configuration.projections
         self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
@@ -37,14 +40,17 @@ final class ProjectionWriter {
     /// it (``SchemaRegistry/interpret(_:)``; an event of a newer schema is held back).
     ///
     /// - Returns: The item's state after the event, `nil` for an event held back.
+    ///
+    /// - Parameter bytes: The event's size in the log, which a deferred replay counts against
+    ///   the memory it holds records in.
     @discardableResult
-    func apply(_ logged: Event, tx: WriteTransaction) throws -> ItemState? {
+    func apply(_ logged: Event, bytes: Int = 0, tx: WriteTransaction) throws -> ItemState? {
         guard let event = try schemas.interpret(logged) else { return nil }
         let itemKey = Keys.item(event.collection, event.item)
         if let replayRecords {
             let before = try replayRecords.record(itemKey) ?? itemRecord(itemKey, tx: tx)
             let (after, record) = try project(event, before: before, itemKey: itemKey, tx: tx)
-            replayRecords.set(record, for: itemKey)
+            replayRecords.set(record, for: itemKey, eventBytes: bytes)
             return after
         }
         return try apply(event, before: try itemRecord(itemKey, tx: tx), itemKey: itemKey, tx: tx)
@@ -53,10 +59,11 @@ final class ProjectionWriter {
     /// Starts a replay of the log that defers the search index and the declared indexes to
     /// ``indexItemsAfterReplay(in:)`` and ``indexLiveItems(in:)``, holding item records in
     /// memory meanwhile, as long as no more than ``Store/Configuration/replayRecordLimit`` items
-    /// come (see ``replayChunkCommitted(in:)``).
+    /// and ``Store/Configuration/replayRecordBytes`` bytes of events come (see
+    /// ``replayChunkCommitted(in:)``).
     func beginDeferredReplay() {
         defersSearch = true
-        replayRecords = ReplayRecords(limit: replayRecordLimit)
+        replayRecords = ReplayRecords(limit: replayRecordLimit, byteLimit: replayRecordBytes)
     }
 
     /// Ends a deferred replay: later events are indexed as they are applied.
@@ -71,8 +78,8 @@ final class ProjectionWriter {
         replayRecords?.rollBack()
     }
 
-    /// Ends a chunk of a deferred replay whose transaction committed. When more records are held
-    /// than their limit, they are written to the store and the replay goes on without holding
+    /// Ends a chunk of a deferred replay whose transaction committed. When more records (or
+    /// bytes of events) are held than their limit, they are written to the store and the replay goes on without holding
     /// any: the store's items did not fit, and holding some only to read them back later costs
     /// more than it saves.
     func replayChunkCommitted(in environment: Environment) throws {

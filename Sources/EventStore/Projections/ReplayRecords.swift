@@ -27,9 +27,15 @@ final class ReplayRecords {
     private var chunk: UInt64 = 1
     /// The most records held before a flush.
     let limit: Int
+    /// The most bytes of events applied to held records before a flush.
+    let byteLimit: Int
+    /// The bytes of the events applied to held records: more than the records take once encoded
+    /// (an item's every version counts), so it bounds their memory whatever the items' size.
+    private(set) var bytes = 0
 
-    init(limit: Int) {
+    init(limit: Int, byteLimit: Int) {
         self.limit = limit
+        self.byteLimit = byteLimit
     }
 
     /// The record held for `key`, if any.
@@ -37,8 +43,9 @@ final class ReplayRecords {
         entries[ByteKey(key)]?.record
     }
 
-    /// Holds `record` as the item's current one.
-    func set(_ record: ItemRecord, for key: [UInt8]) {
+    /// Holds `record` as the item's current one, after an event of `eventBytes` bytes.
+    func set(_ record: ItemRecord, for key: [UInt8], eventBytes: Int) {
+        bytes += eventBytes
         let key = ByteKey(key)
         guard let index = entries.index(forKey: key) else {
             undo.append((key, nil))
@@ -67,8 +74,8 @@ final class ReplayRecords {
         chunk += 1
     }
 
-    /// Whether more than ``limit`` records are held.
-    var isFull: Bool { entries.count > limit }
+    /// Whether more than ``limit`` records, or events of more than ``byteLimit`` bytes, are held.
+    var isFull: Bool { entries.count > limit || bytes > byteLimit }
 
     /// The held keys in the store's key order.
     var sortedKeys: [[UInt8]] { entries.keys.sorted().map(\.bytes) }

@@ -60,7 +60,7 @@ final class ScratchProjections {
                         applied < through
                         ? try store.replayChunk(
                             from: applied + 1, into: projector, tx: tx,
-                            limit: min(Store.rebuildChunk, through - applied),
+                            limit: min(store.configuration.rebuildChunkEvents, through - applied),
                             source: reader.tx, include: include)
                         : applied
                     // The checkpoint is written even for an empty log, as a live store writes it.

@@ -40,8 +40,6 @@ extension Store {
         if let error = failure.getIfSet() { throw error }
     }
 
-    static let rebuildChunk: UInt64 = 20_000
-
     /// Runs on the writer thread.
     func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
         let started = Date()
@@ -69,7 +67,8 @@ extension Store {
         while true {
             // `applied` moves only once the chunk committed: a retried write starts it again.
             let end = try environment.write { tx -> UInt64 in
-                let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: Store.rebuildChunk)
+                let end = try replayChunk(
+                    from: applied + 1, into: projector, tx: tx, limit: configuration.rebuildChunkEvents)
                 if end > applied { try projector.checkpoint(through: end, tx: tx) }
                 return end
             }
@@ -112,7 +111,7 @@ extension Store {
                 guard count < limit else { return false }
                 let seq = try Keys.seq(from: key)
                 let event = try Event(decoding: value, seq: seq)
-                if include(event) { try projector.apply(event, tx: tx) }
+                if include(event) { try projector.apply(event, bytes: value.count, tx: tx) }
                 last = seq
                 count += 1
                 return true

@@ -107,13 +107,30 @@ struct RebuildTests {
         }
     }
 
-    /// With the default limit a rebuild holds every item in memory and indexes them from there;
-    /// with a limit of 13 it writes them to the store again and again and indexes from the store.
-    @Test(arguments: [UInt64(1), 2, 3], [100_000, 13])
-    func incrementalProjectionsEqualARebuildForAnyWorkload(seed: UInt64, heldRecords: Int) async throws {
+    /// How much a rebuild holds in memory while it replays the log.
+    enum Holding: CaseIterable {
+        /// Every item of the workload, over chunks of 40 events, indexed from memory.
+        case everything
+        /// At most 13 items, 40 events per chunk: the replay holds records for a chunk or two,
+        /// writes them to the store, and goes on there.
+        case fewItems
+        /// At most 2 KiB of events, 40 events per chunk: the same, bounded by bytes.
+        case fewBytes
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3], Holding.allCases)
+    func incrementalProjectionsEqualARebuildForAnyWorkload(seed: UInt64, holding: Holding) async throws {
         let clock = ManualClock()
         var configuration = F.configuration(clock: clock)
-        configuration.replayRecordLimit = heldRecords
+        switch holding {
+        case .everything: configuration.rebuildChunkEvents = 40
+        case .fewItems:
+            configuration.replayRecordLimit = 13
+            configuration.rebuildChunkEvents = 40
+        case .fewBytes:
+            configuration.replayRecordBytes = 2_048
+            configuration.rebuildChunkEvents = 40
+        }
         configuration.indexes = [IndexDefinition("notes", fields: ["title"])]
         try await withTemporaryStore(configuration: configuration) { store async throws in
             try await Self.workload(store, clock: clock, seed: seed * 101, rounds: 12)
@@ -197,7 +214,8 @@ struct RebuildTests {
             // b's search document stays in the index without an item that names it.
             #expect(
                 Set(problems.map { "\($0.kind) \($0.database) \($0.key)" }) == [
-                    "missing items notes/b", "unexpected items notes/ghost", "stale-posting search_segments notes/garden",
+                    "missing items notes/b", "unexpected items notes/ghost",
+                    "stale-posting search_segments notes/garden",
                 ])
         }
     }

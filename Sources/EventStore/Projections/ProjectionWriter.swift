@@ -39,10 +39,9 @@ final class ProjectionWriter {
     /// Applies one event that sits at `event.seq` in the log, as its collection's schema reads
     /// it (``SchemaRegistry/interpret(_:)``; an event of a newer schema is held back).
     ///
-    /// - Returns: The item's state after the event, `nil` for an event held back.
-    ///
     /// - Parameter bytes: The event's size in the log, which a deferred replay counts against
     ///   the memory it holds records in.
+    /// - Returns: The item's state after the event, `nil` for an event held back.
     @discardableResult
     func apply(_ logged: Event, bytes: Int = 0, tx: WriteTransaction) throws -> ItemState? {
         guard let event = try schemas.interpret(logged) else { return nil }
@@ -79,9 +78,9 @@ final class ProjectionWriter {
     }
 
     /// Ends a chunk of a deferred replay whose transaction committed. When more records (or
-    /// bytes of events) are held than their limit, they are written to the store and the replay goes on without holding
-    /// any: the store's items did not fit, and holding some only to read them back later costs
-    /// more than it saves.
+    /// bytes of events) are held than their limit, they are written to the store and the replay
+    /// goes on without holding any: the store's items did not fit, and holding some only to read
+    /// them back later costs more than it saves.
     func replayChunkCommitted(in environment: Environment) throws {
         guard let replayRecords else { return }
         replayRecords.commit()

@@ -19,18 +19,19 @@ final class ReplayRecords {
         var chunk: UInt64
     }
 
-    /// The records read or changed since the last flush, by item key.
+    /// The records held, by item key.
     private var entries: [ByteKey: Entry] = [:]
     /// The records changed by the current chunk, as they were before it (`nil`: not held).
     private var undo: [(key: ByteKey, before: ItemRecord?)] = []
     /// The current chunk (``commit()`` starts the next).
     private var chunk: UInt64 = 1
-    /// The most records held before a flush.
+    /// The most records held (see ``isFull``).
     let limit: Int
-    /// The most bytes of events applied to held records before a flush.
+    /// The most bytes of events applied to held records (see ``isFull``).
     let byteLimit: Int
     /// The bytes of the events applied to held records: more than the records take once encoded
-    /// (an item's every version counts), so it bounds their memory whatever the items' size.
+    /// (an item's every version counts, and so does a retried chunk's), so it bounds their memory
+    /// whatever the items' size.
     private(set) var bytes = 0
 
     init(limit: Int, byteLimit: Int) {
@@ -62,7 +63,7 @@ final class ReplayRecords {
     /// Undoes every change since the last ``commit()`` (the transaction that made them was
     /// aborted).
     func rollBack() {
-        for (key, before) in undo.reversed() {
+        for (key, before) in undo {
             entries[key] = before.map { Entry(record: $0, chunk: chunk - 1) }
         }
         undo.removeAll(keepingCapacity: true)

@@ -85,13 +85,13 @@ extension Store {
         /// of a few hundred bytes); with more items, it reads and writes them in the store. Tests
         /// lower it.
         var replayRecordLimit = 65_536
-        /// The events a rebuild or a verify replays per transaction. Tests lower it.
-        var rebuildChunkEvents: UInt64 = 20_000
         /// The most bytes of events (as the log holds them) a rebuild or a verify applies to the
         /// records it holds in memory; past it, as past ``replayRecordLimit``, it reads and writes
         /// them in the store. Items of 100 KB would otherwise fill memory long before 65,536 of
         /// them. Tests lower it.
         var replayRecordBytes = 64 << 20
+        /// The events a rebuild or a verify replays per transaction. Tests lower it.
+        var rebuildChunkEvents: UInt64 = 20_000
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.
         public var logger = Logger(label: "eventstore", factory: { _ in SwiftLogNoOpLogHandler() })
         /// The replica id for a *new* store (`nil`: from ``newReplicaID``). Ignored when the

@@ -72,8 +72,7 @@ extension Synchronizer {
                     report.requests += 1
                     if let epoch = cursor.epoch, page.epoch != epoch {
                         // Pages of the old epoch are dropped with it.
-                        try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
-                        lastConflicts = nil
+                        try await settle(&lastConflicts, into: &report)
                         cursor = try await adopt(epoch: page.epoch, report: &report)
                         return .epochChanged
                     }
@@ -127,15 +126,13 @@ extension Synchronizer {
             report.pulled += ingested.appended.count
             report.pulledDuplicates += ingested.duplicates
             report.serverHead = max(report.serverHead, last.head)
-            try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
-            lastConflicts = nil
+            try await settle(&lastConflicts, into: &report)
             if !ingested.appended.isEmpty {
                 let (appended, limit) = (ingested.appended, configuration.maxReportedConflicts)
                 lastConflicts = Task { try self.conflicts(of: appended, limit: limit) }
             }
             if last.next >= last.head && carried == nil {
-                try await lastConflicts?.value.add(to: &report, limit: configuration.maxReportedConflicts)
-                lastConflicts = nil
+                try await settle(&lastConflicts, into: &report)
                 return .done
             }
         }
@@ -219,6 +216,13 @@ extension Synchronizer {
             report.conflicts += count
             report.conflictRecords += records.prefix(max(0, limit - report.conflictRecords.count))
         }
+    }
+
+    /// Waits for the last commit's conflicts, if they are being read, and adds them to `report`.
+    private func settle(_ pending: inout Task<ConflictTally, any Error>?, into report: inout SyncReport) async throws {
+        guard let task = pending else { return }
+        pending = nil
+        try await task.value.add(to: &report, limit: configuration.maxReportedConflicts)
     }
 
     /// Reads the conflicts recorded for the events of `appended` (committed), on a snapshot of its

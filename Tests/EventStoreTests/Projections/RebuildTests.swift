@@ -111,7 +111,7 @@ struct RebuildTests {
     enum Holding: CaseIterable {
         /// Every item of the workload, over chunks of 40 events, indexed from memory.
         case everything
-        /// At most 13 items, 40 events per chunk: the replay holds records for a chunk or two,
+        /// At most 13 items, 40 events per chunk: the replay holds records for the first chunk,
         /// writes them to the store, and goes on there.
         case fewItems
         /// At most 2 KiB of events, 40 events per chunk: the same, bounded by bytes.
@@ -122,14 +122,11 @@ struct RebuildTests {
     func incrementalProjectionsEqualARebuildForAnyWorkload(seed: UInt64, holding: Holding) async throws {
         let clock = ManualClock()
         var configuration = F.configuration(clock: clock)
+        configuration.rebuildChunkEvents = 40
         switch holding {
-        case .everything: configuration.rebuildChunkEvents = 40
-        case .fewItems:
-            configuration.replayRecordLimit = 13
-            configuration.rebuildChunkEvents = 40
-        case .fewBytes:
-            configuration.replayRecordBytes = 2_048
-            configuration.rebuildChunkEvents = 40
+        case .everything: break
+        case .fewItems: configuration.replayRecordLimit = 13
+        case .fewBytes: configuration.replayRecordBytes = 2_048
         }
         configuration.indexes = [IndexDefinition("notes", fields: ["title"])]
         try await withTemporaryStore(configuration: configuration) { store async throws in

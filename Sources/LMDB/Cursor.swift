@@ -159,7 +159,9 @@ public final class WriteCursor: Cursor {
         data.0.mv_size = elementSize
         if let forced = environment.injector.forcedCode(for: "mdb_cursor_put") { try transaction.check(forced) }
         let rc = withUnsafeMutablePointer(to: &data) { pointer in
-            pointer.withMemoryRebound(to: MDB_val.self, capacity: 2) { mdb_cursor_put(cursor, &k, $0, UInt32(MDB_MULTIPLE)) }
+            pointer.withMemoryRebound(to: MDB_val.self, capacity: 2) {
+                mdb_cursor_put(cursor, &k, $0, UInt32(MDB_MULTIPLE))
+            }
         }
         try transaction.check(rc)
     }
@@ -167,5 +169,30 @@ public final class WriteCursor: Cursor {
     /// Deletes the entry at the cursor.
     public func deleteCurrent() throws {
         try transaction.check(mdb_cursor_del(cursor, 0))
+    }
+
+    /// Deletes `entry` (where the cursor stands) and the entries after it, in key order, as long
+    /// as `condition` holds for them; returns how many it deleted.
+    ///
+    /// The cursor steps from one entry to the next without searching the tree again, so
+    /// deleting a run of adjacent keys costs about one seek, not one per key:
+    ///
+    /// ```swift
+    /// try tx.withWriteCursor(on: db) { cursor in
+    ///     let first = try cursor.seek(atLeast: prefix)
+    ///     try cursor.deleteRun(from: first) { $0.key.starts(with: prefix) }
+    /// }
+    /// ```
+    @discardableResult
+    public func deleteRun(from entry: CursorEntry?, while condition: (CursorEntry) throws -> Bool) throws -> Int {
+        var entry = entry
+        var deleted = 0
+        while let current = entry, try condition(current) {
+            try deleteCurrent()
+            deleted += 1
+            // A delete leaves the cursor on the entry that followed, which MDB_NEXT then returns.
+            entry = try next()
+        }
+        return deleted
     }
 }

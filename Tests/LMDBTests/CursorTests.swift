@@ -155,6 +155,35 @@ struct CursorTests {
         }
     }
 
+    /// Runs of adjacent keys deleted in one pass, across many pages (which the deletes empty and
+    /// merge): in the middle, up to the last key, and every key.
+    @Test(arguments: [(UInt64(1_000), UInt64(4_000)), (0, 1), (4_999, 5_000), (2_500, 5_000), (0, 5_000)])
+    func deleteRunRemovesExactlyTheRun(from: UInt64, to: UInt64) throws {
+        try withEnvironment { environment, _ in
+            let db = try environment.write { try $0.openDatabase(named: "run", options: .create) }
+            let value = [UInt8](repeating: 7, count: 100)
+            try environment.write { tx throws in
+                for index in 0..<5_000 as Range<UInt64> { try tx.put(value, forKey: key(index), in: db) }
+            }
+            let deleted = try environment.write { tx throws -> Int in
+                try tx.withWriteCursor(on: db) { cursor throws -> Int in
+                    let first = try cursor.seek(atLeast: key(from))
+                    return try cursor.deleteRun(from: first) { number($0.key) < to }
+                }
+            }
+            #expect(deleted == Int(to - from))
+            let remaining = try environment.read { tx throws -> [UInt64] in
+                var keys: [UInt64] = []
+                try tx.forEach(in: db) { key, _ in
+                    keys.append(number(key))
+                    return true
+                }
+                return keys
+            }
+            #expect(remaining == Array(0..<from) + Array(to..<5_000))
+        }
+    }
+
     // MARK: Duplicate-sorted databases
 
     @Test func duplicateSortedValuesAreOrderedPerKey() throws {

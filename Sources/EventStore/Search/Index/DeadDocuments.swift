@@ -45,13 +45,17 @@ enum DeadDocuments {
         }
     }
 
-    /// Answers "is this doc id dead?" within one transaction, keeping the last chunk read (doc
-    /// ids are mostly asked in increasing order).
+    /// Answers "is this doc id dead?" within one transaction in which no document dies. Each
+    /// chunk is read from the store once and kept (a copy of 1 KiB): a merge or a query walks
+    /// one term's postings in doc-id order and then the next term's, so the same chunks come
+    /// back for every term.
     struct Reader {
         let tx: ReadTransaction
         let database: Database
         private var chunk: UInt32 = .max
-        private var bits: UnsafeRawBufferPointer?
+        /// The current chunk's bits; empty when none of its doc ids is dead.
+        private var bits: [UInt8] = []
+        private var chunks: [UInt32: [UInt8]] = [:]
 
         init(tx: ReadTransaction, database: Database) {
             self.tx = tx
@@ -61,14 +65,23 @@ enum DeadDocuments {
         @inline(__always)
         mutating func isDead(_ docID: UInt32) throws -> Bool {
             let wanted = docID / DeadDocuments.documentsPerChunk
-            if wanted != chunk {
-                chunk = wanted
-                bits = try DeadDocuments.chunkKey(wanted).withUnsafeBytes { try tx.value(forKey: $0, in: database) }
-                if let bits, bits.count != DeadDocuments.chunkBytes { throw ByteReader.corrupt("dead-document bitmap") }
-            }
-            guard let bits else { return false }
+            if wanted != chunk { try load(wanted) }
+            guard !bits.isEmpty else { return false }
             let offset = Int(docID % DeadDocuments.documentsPerChunk)
             return bits[offset >> 3] & (1 << UInt8(offset & 7)) != 0
+        }
+
+        /// Makes `wanted` the current chunk, reading it from the store the first time.
+        private mutating func load(_ wanted: UInt32) throws {
+            chunk = wanted
+            if let known = chunks[wanted] {
+                bits = known
+                return
+            }
+            let stored = try DeadDocuments.chunkKey(wanted).withUnsafeBytes { try tx.value(forKey: $0, in: database) }
+            if let stored, stored.count != DeadDocuments.chunkBytes { throw ByteReader.corrupt("dead-document bitmap") }
+            bits = stored.map { Array($0) } ?? []
+            chunks[wanted] = bits
         }
 
         /// How many doc ids of `range` are dead (a popcount of the chunks it covers).

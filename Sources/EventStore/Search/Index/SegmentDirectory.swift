@@ -80,7 +80,7 @@ struct SegmentDirectory: Equatable {
     /// Above this many live segments, the smallest adjacent run is merged whatever its tiers.
     static let maxSegments = 24
     /// A segment of at least this many postings is rewritten alone (its dead postings dropped)
-    /// when a third or more of the live documents it was written with have died since.
+    /// when half or more of the live documents it was written with have died since.
     static let expungeMinimumPostings: UInt64 = 4_096
 
     /// A segment's size tier: postings below 512 are tier 0, then one tier per factor of 8.

@@ -41,7 +41,7 @@ struct SegmentMerger {
 
     /// A segment to rewrite alone, dropping its dead postings (as Lucene expunges deletes): of
     /// the segments of at least ``SegmentDirectory/expungeMinimumPostings``, the one where the
-    /// most documents died since it was written, when they are a third or more of the live
+    /// most documents died since it was written, when they are half or more of the live
     /// documents it was written with. Without it, replaced versions would stay in the large
     /// segments that tiered merging seldom reaches.
     private func expungeRange(_ directory: SegmentDirectory) throws -> Range<Int>? {
@@ -52,7 +52,7 @@ struct SegmentMerger {
             let span = Int(segment.lastDoc - segment.firstDoc) + 1
             let died = try dead.deadCount(in: segment.firstDoc...segment.lastDoc) - Int(segment.dropped)
             let written = span - Int(segment.dropped)
-            if died * 3 >= written && died > (best?.died ?? 0) { best = (index, died) }
+            if died * 2 >= written && died > (best?.died ?? 0) { best = (index, died) }
         }
         return best.map { $0.index..<$0.index + 1 }
     }
@@ -83,15 +83,12 @@ struct SegmentMerger {
                 try tx.put(writer.bytes, forKey: IndexKeys.segment(merge.output, term), in: databases.searchSegments)
                 merge.written += UInt64(merged.count)
             }
-            // Moved: the term leaves the inputs in the commit that writes it into the output.
-            if merge.movesTerms {
-                for (input, _) in lists {
-                    _ = try tx.delete(IndexKeys.segment(merge.inputs[input], term), in: databases.searchSegments)
-                    budget -= 1
-                }
-            }
+            // Moved: the term leaves the inputs in the commit that writes it into the output
+            // (deleted below, one run of keys per input).
+            if merge.movesTerms { budget -= lists.count }
             merge.resumeAfter = term
         }
+        if merge.movesTerms, let through = merge.resumeAfter { try deleteMoved(through: through, from: merge.inputs) }
         guard walk.isAtEnd else {
             directory.merge = merge
             return
@@ -113,6 +110,22 @@ struct SegmentMerger {
         directory.cleanup.append(contentsOf: merge.inputs.map { .segment($0) })
         directory.cleanup.append(.documents(from: firstDoc, through: lastDoc))
         directory.merge = nil
+    }
+
+    /// Deletes each input's terms up to `through`: the terms this step moved, as the earlier
+    /// steps deleted the ones before them.
+    private func deleteMoved(through: [UInt8], from inputs: [UInt32]) throws {
+        try tx.withWriteCursor(on: databases.searchSegments) { cursor in
+            for input in inputs {
+                let prefix = IndexKeys.segment(input)
+                let first = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                try cursor.deleteRun(from: first) { entry in
+                    guard entry.key.starts(with: prefix) else { return false }
+                    let term = UnsafeRawBufferPointer(rebasing: entry.key[(entry.key.startIndex + prefix.count)...])
+                    return through.withUnsafeBytes { compareBytes(term, $0) } <= 0
+                }
+            }
+        }
     }
 
     /// Does part of one clean-up; returns what is left of it, or `nil` when it is done.

@@ -90,7 +90,8 @@ struct SearchIndexAudit {
         }
 
         /// A term's live postings, sorted by item key.
-        mutating func postings(_ lists: [(segment: Int, list: [UInt8])], documents: inout [UInt32: [UInt8]]) throws
+        mutating func postings(_ lists: [(segment: Int, list: ArraySlice<UInt8>)], documents: inout [UInt32: [UInt8]])
+            throws
             -> [AuditPosting]
         {
             var result: [AuditPosting] = []
@@ -102,7 +103,8 @@ struct SearchIndexAudit {
                         let start =
                             posting.positions.isEmpty
                             ? 0 : bytes.baseAddress!.distance(to: posting.positions.baseAddress!)
-                        live.append((posting, list[start..<start + posting.positions.count]))
+                        let first = list.startIndex + start
+                        live.append((posting, list[first..<first + posting.positions.count]))
                     }
                 }
                 for (posting, positions) in live {

@@ -5,10 +5,11 @@ import LMDB
 /// order). Used by merges, verification and term listings.
 ///
 /// Each segment is read ahead in batches (``batchEntries`` terms or ``batchBytes`` of lists,
-/// with one cursor seek per batch), copied out of the map, so the walk stays valid while the
-/// same transaction writes to `search_segments` (a merge writing its output and deleting the
-/// terms it moved from its inputs): a batch is read after the terms before it, never the ones
-/// it already returned.
+/// with one cursor seek per batch), copied out of the map into one buffer per batch, so the
+/// walk stays valid while the same transaction writes to `search_segments` (a merge writing
+/// its output and deleting the terms it moved from its inputs): a batch is read after the
+/// terms before it, never the ones it already returned. The lists it yields are slices of that
+/// buffer: a step allocates the term and the list of lists, not a copy per list.
 struct TermWalk {
     /// The most terms, and about the most bytes of lists, read from one segment at a time.
     static let batchEntries = 128
@@ -18,14 +19,27 @@ struct TermWalk {
     private struct Feed {
         /// The segment's key prefix (its id).
         let key: [UInt8]
-        var entries: [(term: [UInt8], list: [UInt8])] = []
+        /// The batch's terms and lists, back to back.
+        var buffer: [UInt8] = []
+        var entries: [(term: Range<Int>, list: Range<Int>)] = []
         var index = 0
         /// The last term read (the next batch starts after it), `nil` before the first batch.
         var last: [UInt8]?
         /// Whether the segment has no terms after the batch.
         var exhausted = false
 
-        var head: (term: [UInt8], list: [UInt8])? { index < entries.count ? entries[index] : nil }
+        var hasHead: Bool { index < entries.count }
+
+        /// Compares this feed's current term with `other`'s (both must have one).
+        func compareHead(with other: Feed) -> Int {
+            buffer.withUnsafeBytes { mine in
+                other.buffer.withUnsafeBytes { theirs in
+                    compareBytes(
+                        UnsafeRawBufferPointer(rebasing: mine[entries[index].term]),
+                        UnsafeRawBufferPointer(rebasing: theirs[other.entries[other.index].term]))
+                }
+            }
+        }
     }
 
     private let tx: ReadTransaction
@@ -46,22 +60,25 @@ struct TermWalk {
     }
 
     /// Whether every segment is exhausted.
-    var isAtEnd: Bool { feeds.allSatisfy { $0.head == nil } }
+    var isAtEnd: Bool { !feeds.contains { $0.hasHead } }
 
     /// The next term and its lists (segment index, list bytes), or `nil` at the end.
-    mutating func next() throws -> (term: [UInt8], lists: [(segment: Int, list: [UInt8])])? {
-        var least: [UInt8]?
-        for feed in feeds {
-            guard let head = feed.head else { continue }
-            if least.map({ ByteKey.compare(head.term, $0) < 0 }) ?? true { least = head.term }
+    mutating func next() throws -> (term: [UInt8], lists: [(segment: Int, list: ArraySlice<UInt8>)])? {
+        var least: Int?
+        for index in feeds.indices where feeds[index].hasHead {
+            if let current = least, feeds[index].compareHead(with: feeds[current]) >= 0 { continue }
+            least = index
         }
-        guard let term = least else { return nil }
-        var lists: [(segment: Int, list: [UInt8])] = []
-        for index in feeds.indices {
-            guard let head = feeds[index].head, ByteKey.compare(head.term, term) == 0 else { continue }
-            lists.append((index, head.list))
+        guard let least else { return nil }
+        let leastFeed = feeds[least]
+        let term = Array(leastFeed.buffer[leastFeed.entries[leastFeed.index].term])
+        var lists: [(segment: Int, list: ArraySlice<UInt8>)] = []
+        for index in least..<feeds.count where feeds[index].hasHead {
+            if index != least && feeds[index].compareHead(with: leastFeed) != 0 { continue }
+            let feed = feeds[index]
+            lists.append((index, feed.buffer[feed.entries[feed.index].list]))
             feeds[index].index += 1
-            if feeds[index].head == nil, !feeds[index].exhausted, let last = feeds[index].last {
+            if !feeds[index].hasHead, !feeds[index].exhausted, let last = feeds[index].last {
                 try refill(index, atLeast: last, skipping: last)
             }
         }
@@ -73,7 +90,11 @@ struct TermWalk {
     private mutating func refill(_ index: Int, atLeast start: [UInt8], skipping skipped: [UInt8]?) throws {
         let segmentKey = feeds[index].key
         let prefix = self.prefix
-        var entries: [(term: [UInt8], list: [UInt8])] = []
+        // Taken out of the feed so that, once no slice of it is held, it is reused in place.
+        var buffer = feeds[index].buffer
+        feeds[index].buffer = []
+        buffer.removeAll(keepingCapacity: true)
+        var entries: [(term: Range<Int>, list: Range<Int>)] = []
         entries.reserveCapacity(16)
         var exhausted = true
         try tx.withCursor(on: database) { cursor in
@@ -91,14 +112,18 @@ struct TermWalk {
                     exhausted = false
                     break
                 }
-                entries.append((Array(term), Array(current.value)))
+                let termStart = buffer.count
+                buffer.append(contentsOf: term)
+                buffer.append(contentsOf: current.value)
+                entries.append((termStart..<termStart + term.count, termStart + term.count..<buffer.count))
                 bytes += current.value.count
                 entry = try cursor.next()
             }
         }
+        if let last = entries.last { feeds[index].last = Array(buffer[last.term]) }
+        feeds[index].buffer = buffer
         feeds[index].entries = entries
         feeds[index].index = 0
         feeds[index].exhausted = exhausted
-        if let last = entries.last { feeds[index].last = last.term }
     }
 }

@@ -62,7 +62,8 @@ struct TermWalkTests {
         var walk = try TermWalk(tx: tx, database: database, segments: segments, prefix: prefix, after: after)
         var steps: [Step] = []
         while let (term, lists) = try walk.next() {
-            steps.append(Step(term: term, lists: Dictionary(uniqueKeysWithValues: lists.map { ($0.segment, $0.list) })))
+            steps.append(
+                Step(term: term, lists: Dictionary(uniqueKeysWithValues: lists.map { ($0.segment, Array($0.list)) })))
         }
         #expect(walk.isAtEnd)
         return steps
@@ -104,7 +105,9 @@ struct TermWalkTests {
                 var steps: [Step] = []
                 while let (term, lists) = try walk.next() {
                     steps.append(
-                        Step(term: term, lists: Dictionary(uniqueKeysWithValues: lists.map { ($0.segment, $0.list) })))
+                        Step(
+                            term: term,
+                            lists: Dictionary(uniqueKeysWithValues: lists.map { ($0.segment, Array($0.list)) })))
                     for (segment, _) in lists {
                         #expect(try tx.delete(IndexKeys.segment(segments[segment], term), in: databases.searchSegments))
                     }

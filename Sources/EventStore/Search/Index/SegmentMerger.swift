@@ -134,14 +134,14 @@ struct SegmentMerger {
         case .segment(let id):
             let prefix = IndexKeys.segment(id)
             return try tx.withWriteCursor(on: databases.searchSegments) { cursor in
-                while budget > 0 {
-                    guard let entry = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }),
-                        entry.key.starts(with: prefix)
-                    else { return nil }
+                let first = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                try cursor.deleteRun(from: first) { entry in
+                    guard budget > 0, entry.key.starts(with: prefix) else { return false }
                     budget -= 1 + entry.value.count / 32
-                    try cursor.deleteCurrent()
+                    return true
                 }
-                return work
+                // Stopped with budget left: the segment has no keys any more.
+                return budget > 0 ? nil : work
             }
         case .documents(let from, let through):
             var dead = DeadDocuments.Reader(tx: tx, database: databases.state)

@@ -35,10 +35,12 @@ extension Tokenizer {
     /// ends inside a word (no separator after the last word), which makes a query's last word a prefix.
     ///
     /// The UTF-8 bytes are cut into chunks at ASCII separators (ASCII bytes other than letters and
-    /// digits). A chunk of ASCII letters and digits is one word, lowercased byte by byte. Chunks with
-    /// non-ASCII bytes, together with the separators between consecutive such chunks, form regions
-    /// handed to ``scanUnicode(_:_:)``. Cutting at ASCII separators is safe: no normalization step
-    /// combines anything across them, and they end words anyway.
+    /// digits). A chunk of ASCII letters and digits is one word, lowercased byte by byte; a chunk of
+    /// Hangul, Han or kana that folding keeps (``isSimpleCJKRun(_:)``) is cut into bigrams straight
+    /// from its bytes. Other chunks with non-ASCII bytes, together with the separators between
+    /// consecutive such chunks, form regions handed to ``scanUnicode(_:_:)``. Cutting at ASCII
+    /// separators is safe: no normalization step combines anything across them, and they end words
+    /// anyway.
     @inline(__always)
     func scan(_ text: String, _ emit: (UnsafeRawBufferPointer, TermKind) -> Void) -> Bool {
         let original = text
@@ -89,6 +91,11 @@ extension Tokenizer {
                         }
                         emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lowered)[0..<length]), .word)
                         endsInWord = true
+                    } else if Self.isSimpleCJKRun(UnsafeBufferPointer(rebasing: buffer[start..<index])) {
+                        if regionStart >= 0 { _ = flushRegion() }
+                        Self.emitCJKRun(
+                            UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<index]), emit)
+                        endsInWord = true
                     } else {
                         if regionStart < 0 { regionStart = start }
                         regionEnd = index
@@ -104,6 +111,56 @@ extension Tokenizer {
         }
     }
 
+    /// Whether `chunk` is a run of CJK characters that folding keeps as they are and that nothing
+    /// composes with: Hangul syllables, Han ideographs (U+4E00–9FFF, U+3400–4DBF) and kana without
+    /// voicing marks (``isSimpleCJK(_:)``), three UTF-8 bytes each. Such a run is cut into
+    /// bigrams straight from its bytes (``emitCJKRun(_:_:)``), as the Unicode path would cut it.
+    @inline(__always)
+    static func isSimpleCJKRun(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard chunk.count % 3 == 0 else { return false }
+        var offset = 0
+        while offset < chunk.count {
+            let lead = chunk[offset]
+            guard lead & 0xF0 == 0xE0 else { return false }
+            let value =
+                UInt32(lead & 0x0F) << 12 | UInt32(chunk[offset + 1] & 0x3F) << 6 | UInt32(chunk[offset + 2] & 0x3F)
+            guard isSimpleCJK(value) else { return false }
+            offset += 3
+        }
+        return true
+    }
+
+    /// Whether `value` is a CJK letter that NFKC, lowercasing and diacritic folding keep and
+    /// that composes with nothing next to it: Hangul syllables (U+AC00–D7A3; conjoining jamo
+    /// are excluded), Han ideographs (U+3400–4DBF, U+4E00–9FFF) and kana (U+3041–3096,
+    /// U+30A1–30FA, U+30FC–30FE; the voicing marks U+3099–309C are excluded).
+    @inline(__always)
+    static func isSimpleCJK(_ value: UInt32) -> Bool {
+        switch value {
+        case 0xAC00...0xD7A3, 0x4E00...0x9FFF, 0x3400...0x4DBF, 0x3041...0x3096, 0x30A1...0x30FA, 0x30FC...0x30FE:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Emits the terms of a run of ``isSimpleCJK(_:)`` characters (three bytes each) as the
+    /// Unicode path does: its overlapping bigrams (the first as ``TermKind/firstBigram``), or its
+    /// one character as a ``TermKind/unigram``. `동기화` → `동기`, `기화`.
+    @inline(__always)
+    static func emitCJKRun(_ run: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer, TermKind) -> Void) {
+        let characters = run.count / 3
+        guard characters > 1 else {
+            emit(run, .unigram)
+            return
+        }
+        for character in 0..<characters - 1 {
+            emit(
+                UnsafeRawBufferPointer(rebasing: run[character * 3..<character * 3 + 6]),
+                character == 0 ? .firstBigram : .bigram)
+        }
+    }
+
     /// The Unicode path of ``scan(_:_:)``: normalizes `text` (see ``forEachFoldedScalar(of:_:)``),
     /// splits it into words and CJK runs, and emits words, bigrams and unigrams in order.
     ///
@@ -111,7 +168,7 @@ extension Tokenizer {
     /// ignored elsewhere; format characters such as the soft hyphen or ZWJ are ignored, except
     /// U+200B ZERO WIDTH SPACE, which separates. `"자동 iPhone용"` → `자동` (bigram), `iphone` (word),
     /// `용` (unigram). Returns whether the text ends inside a word.
-    private func scanUnicode(_ text: String, _ emitBytes: (UnsafeRawBufferPointer, TermKind) -> Void) -> Bool {
+    func scanUnicode(_ text: String, _ emitBytes: (UnsafeRawBufferPointer, TermKind) -> Void) -> Bool {
         func emit(_ term: String, _ kind: TermKind) {
             var term = term
             term.withUTF8 { emitBytes(UnsafeRawBufferPointer($0), kind) }

@@ -1,5 +1,7 @@
-@testable import EventStore
+import EventStoreTestSupport
 import Testing
+
+@testable import EventStore
 
 /// Tests of the search index tokenizer: normalization, word splitting, CJK bigrams, query prefix
 /// rules and tag normalization.
@@ -16,7 +18,8 @@ struct TokenizerTests {
 
     /// English words are lowercased; punctuation and the apostrophe separate words; duplicates stay.
     @Test func englishWordsCaseAndPunctuation() {
-        #expect(tokenizer.indexTerms(in: "Hello, World! It's SYNC-time.") == ["hello", "world", "it", "s", "sync", "time"])
+        #expect(
+            tokenizer.indexTerms(in: "Hello, World! It's SYNC-time.") == ["hello", "world", "it", "s", "sync", "time"])
         #expect(tokenizer.indexTerms(in: "the cat and THE hat") == ["the", "cat", "and", "the", "hat"])
         #expect(tokenizer.indexTerms(in: "snake_case/path\\to(x)") == ["snake", "case", "path", "to", "x"])
         #expect(tokenizer.indexTerms(in: "hello😀world") == ["hello", "world"])
@@ -33,7 +36,10 @@ struct TokenizerTests {
 
     /// Latin, Greek and Cyrillic diacritics are folded; composed and decomposed input agree.
     @Test func diacritics() {
-        #expect(tokenizer.indexTerms(in: "café Ångström naïve SEÑOR Über") == ["cafe", "angstrom", "naive", "senor", "uber"])
+        #expect(
+            tokenizer.indexTerms(in: "café Ångström naïve SEÑOR Über") == [
+                "cafe", "angstrom", "naive", "senor", "uber",
+            ])
         #expect(tokenizer.indexTerms(in: "cafe\u{301}") == ["cafe"])
         #expect(tokenizer.indexTerms(in: "Tiếng Việt") == ["tieng", "viet"])
         #expect(tokenizer.indexTerms(in: "Straße Øresund Łódź") == ["strasse", "oresund", "lodz"])
@@ -132,9 +138,10 @@ struct TokenizerTests {
             #expect(!terms.isEmpty)
             #expect(terms.allSatisfy { !$0.isPrefix && indexed.contains($0.text) })
         }
-        #expect(tokenizer.queryTerms(in: "지").allSatisfy { term in
-            term.isPrefix && indexed.contains { $0.hasPrefix(term.text) }
-        })
+        #expect(
+            tokenizer.queryTerms(in: "지").allSatisfy { term in
+                term.isPrefix && indexed.contains { $0.hasPrefix(term.text) }
+            })
     }
 
     /// Duplicate query terms are removed, keeping the first occurrence.
@@ -156,5 +163,61 @@ struct TokenizerTests {
         #expect(tokenizer.normalizeTag("한국어  태그") == "한국어 태그")
         #expect(tokenizer.normalizeTag("   ") == "")
         #expect(tokenizer.normalizeTag("") == "")
+    }
+
+    // MARK: The CJK fast path
+
+    /// Every character the fast path cuts from bytes is one the Unicode path sees as a CJK letter
+    /// and folds to itself; characters next to the ranges (voicing marks, jamo, U+30FB) are not.
+    @Test func simpleCJKCharactersAreCJKLettersThatFoldingKeeps() {
+        let ranges: [ClosedRange<UInt32>] = [
+            0xAC00...0xD7A3, 0x4E00...0x9FFF, 0x3400...0x4DBF, 0x3041...0x3096, 0x30A1...0x30FA, 0x30FC...0x30FE,
+        ]
+        var checked = 0
+        var wrong: [UInt32] = []
+        for range in ranges {
+            for value in range {
+                let scalar = Unicode.Scalar(value)!
+                var folded: [Unicode.Scalar] = []
+                Tokenizer.forEachFoldedScalar(of: String(Character(scalar))) { folded.append($0) }
+                if !Tokenizer.isSimpleCJK(value) || Tokenizer.classify(scalar) != .cjk || folded != [scalar] {
+                    wrong.append(value)
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 11_172 + 20_992 + 6_592 + 86 + 90 + 3)
+        #expect(wrong.isEmpty, "not simple CJK letters: \(wrong.prefix(10).map { String($0, radix: 16) })")
+        for value: UInt32 in [
+            0x3040, 0x3097, 0x3099, 0x309A, 0x309B, 0x30A0, 0x30FB, 0x30FF, 0x1100, 0x11A8, 0xD7A4, 0xF900,
+        ] {
+            #expect(!Tokenizer.isSimpleCJK(value), "U+\(String(value, radix: 16))")
+        }
+    }
+
+    /// The fast path gives the terms, kinds and end-of-word of the Unicode path, on random text
+    /// mixing ASCII, Hangul, Han, kana with voicing marks, conjoining jamo, accented Latin,
+    /// full-width letters, marks and separators.
+    @Test func fastPathsAgreeWithTheUnicodePath() {
+        let pieces = [
+            "sync", "Data", "v2", "동기화", "를", "책", "한국어", "東京", "漢", "タワー", "ひらがな", "か\u{3099}", "が",
+            "\u{1100}\u{1161}", "\u{11A8}", "각\u{11A8}", "café", "e\u{301}", "Ａｂ", "ｶﾀ", "・", "、", "ー", "ヽ", "ゟ",
+            "😀", " ", " ", "-", ".", "\t", "iPhone용", "2024년", "\u{200B}", "\u{AD}",
+        ]
+        var random = SeededGenerator(seed: 0x7A11)
+        for _ in 0..<3_000 {
+            let text = (0..<Int.random(in: 1...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            var fast: [String] = []
+            let fastEnds = tokenizer.scan(text) { term, kind in
+                fast.append("\(kind):\(String(decoding: term, as: UTF8.self))")
+            }
+            var slow: [String] = []
+            let slowEnds = tokenizer.scanUnicode(text) { term, kind in
+                slow.append("\(kind):\(String(decoding: term, as: UTF8.self))")
+            }
+            #expect(fast == slow, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(fastEnds == slowEnds, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
     }
 }

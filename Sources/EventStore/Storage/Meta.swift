@@ -28,10 +28,12 @@ enum Meta {
     /// duplicate-sorted trees; format 2 keeps it in segments; format 3 keeps each item's search
     /// doc id in its `items` entry and the dead-document bitmap and collection totals in `state`
     /// (fewer trees per commit); format 4 keeps an item's newest seqs in its record and older ones
-    /// in chunks (``ItemHistory``) instead of one `items` entry per event. Opening an older store
-    /// for writing upgrades it: the databases the format no longer has are dropped and the
-    /// projections rebuilt.
-    static let currentFormat: UInt64 = 4
+    /// in chunks (``ItemHistory``) instead of one `items` entry per event; format 5 packs the
+    /// lists of adjacent terms of a search segment into blocks (``SegmentEntry``). Opening an
+    /// older store for writing upgrades it: the databases the format no longer has are dropped
+    /// and the projections rebuilt (from format 4, only the format number changes: its entries
+    /// are format-5 entries of one term).
+    static let currentFormat: UInt64 = 5
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in
@@ -60,7 +62,9 @@ enum Meta {
     static func retiredReplicaIDs(_ tx: ReadTransaction, _ db: Database) throws -> [ReplicaID] {
         try Array(retiredReplicas.utf8).withUnsafeBytes { key in
             guard let value = try tx.value(forKey: key, in: db) else { return [] }
-            guard value.count % 16 == 0 else { throw EventStoreError(.corrupt, "retired replica ids of \(value.count) bytes") }
+            guard value.count % 16 == 0 else {
+                throw EventStoreError(.corrupt, "retired replica ids of \(value.count) bytes")
+            }
             var reader = ByteReader(value)
             return try (0..<(value.count / 16)).map { _ in try reader.readReplicaID() }
         }

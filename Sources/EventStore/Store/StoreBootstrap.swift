@@ -33,10 +33,12 @@ struct StoreBootstrap {
             }
         } catch let error as LMDBError {
             if error == .notFound {
-                throw EventStoreError(.notAStore, "\(environment.path) holds an LMDB environment that is not an event store")
+                throw EventStoreError(
+                    .notAStore, "\(environment.path) holds an LMDB environment that is not an event store")
             }
             if error == .incompatible {
-                throw EventStoreError(.notAStore, "\(environment.path) holds an incompatible LMDB environment", cause: error)
+                throw EventStoreError(
+                    .notAStore, "\(environment.path) holds an incompatible LMDB environment", cause: error)
             }
             if error == .noSpace { throw EventStoreError(openFailure: error, path: environment.path) }
             throw EventStoreError(.storage, "cannot open \(environment.path)", cause: error)
@@ -75,17 +77,18 @@ struct StoreBootstrap {
             guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
                 throw EventStoreError(
                     .unsupportedFormat,
-                    "the store uses format \(format), older than this library's \(Meta.currentFormat); open it for writing once to upgrade it (its projections are rebuilt from the log)")
+                    "the store uses format \(format), older than this library's \(Meta.currentFormat); open it for writing once to upgrade it (its projections are rebuilt from the log)"
+                )
             }
-            try upgrade(tx, meta: meta)
-            upgrades = true
+            upgrades = try upgrade(tx, meta: meta, from: format)
         }
         let schema = try Schema.open(in: tx, create: !configuration.readOnly, projections: configuration.projections)
         let replica = try Meta.replicaID(tx, meta)
         // A rewrite of the log's stamps committed without the rebuild that follows it.
         var needsRebuild = try upgrades || Meta.rebuildIsNeeded(tx, meta)
         let generation = try StoreReader.activeGeneration(tx, schema)
-        let recorded = try reconcile(tx, schema: schema, generation: generation, configuration: configuration, path: path)
+        let recorded = try reconcile(
+            tx, schema: schema, generation: generation, configuration: configuration, path: path)
         needsRebuild = needsRebuild || recorded.needsRebuild
         if !configuration.projections.isEmpty {
             for projection in configuration.projections {
@@ -101,7 +104,13 @@ struct StoreBootstrap {
 
     /// Brings a store of an older format to the current one: drops the databases the current
     /// format no longer has and marks the projections for a rebuild (in the same commit).
-    private static func upgrade(_ tx: WriteTransaction, meta: Database) throws {
+    /// Format 4 needs no rebuild: every format-4 search segment entry (one term's list) is a
+    /// format-5 entry too. Returns whether the projections must be rebuilt.
+    private static func upgrade(_ tx: WriteTransaction, meta: Database, from format: UInt64) throws -> Bool {
+        if format == 4 {
+            try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
+            return false
+        }
         for generation in 0..<2 {
             for name in ProjectionDatabases.formerNames {
                 do {
@@ -113,5 +122,6 @@ struct StoreBootstrap {
         }
         try Meta.setRebuildNeeded(tx, meta, true)
         try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
+        return true
     }
 }

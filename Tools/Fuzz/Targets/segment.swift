@@ -1,5 +1,7 @@
 // libFuzzer target: the search index's stored formats — a term's posting list in a segment,
-// the segment directory, a document entry — on arbitrary bytes. Built by Tools/Fuzz/run.sh.
+// a segment entry (a block of terms' lists: the input's first byte is the length of the key's
+// term, which follows, then the value), the segment directory, a document entry — on arbitrary
+// bytes. Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,6 +25,49 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             PositionList.encode(positions, into: &writer)
             let again = writer.bytes.withUnsafeBytes { try? PositionList.Decoder.decodeAll($0) }
             precondition(again == positions, "positions round trip changed them")
+        }
+    }
+    if let length = bytes.first, Int(length) < bytes.count {
+        let first = UnsafeRawBufferPointer(rebasing: bytes[1..<1 + Int(length)])
+        let value = UnsafeRawBufferPointer(rebasing: bytes[(1 + Int(length))...])
+        var terms: [(term: [UInt8], list: [UInt8])] = []
+        let decoded: Void? = try? SegmentEntry.forEachTerm(first: first, value: value) {
+            terms.append((Array($0), Array($1)))
+            return true
+        }
+        if decoded != nil {
+            precondition(
+                terms.first.map { $0.term.elementsEqual(first) } ?? false, "an entry starts with its key's term")
+            precondition(
+                zip(terms, terms.dropFirst()).allSatisfy { $0.term.lexicographicallyPrecedes($1.term) },
+                "terms must grow")
+            // Written again by the builder (blocks of its own choosing), the terms and lists read back the same.
+            if value.first == SegmentEntry.blockMarker, terms.allSatisfy({ $0.list.first != SegmentEntry.blockMarker })
+            {
+                var builder = SegmentEntry.Builder(segment: 1)
+                var again: [(term: [UInt8], list: [UInt8])] = []
+                let put = { (key: [UInt8], value: [UInt8]) in
+                    try key.withUnsafeBytes { key in
+                        try value.withUnsafeBytes { value in
+                            try SegmentEntry.forEachTerm(
+                                first: UnsafeRawBufferPointer(rebasing: key[4...]), value: value
+                            ) {
+                                again.append((Array($0), Array($1)))
+                                return true
+                            }
+                        }
+                    }
+                }
+                for (term, list) in terms {
+                    try? term.withUnsafeBytes { term in
+                        try list.withUnsafeBytes { try builder.add(term: term, list: $0, put: put) }
+                    }
+                }
+                try? builder.flush(put: put)
+                precondition(
+                    again.map(\.term) == terms.map(\.term) && again.map(\.list) == terms.map(\.list), "block round trip"
+                )
+            }
         }
     }
     if let directory = try? SegmentDirectory(decoding: bytes) {

@@ -39,14 +39,12 @@ struct IndexReader {
 
     /// The lists of `term` in the live segments.
     func lists(of term: [UInt8]) throws -> TermLists {
-        var key = IndexKeys.segment(0, term)
         var lists: [UnsafeRawBufferPointer] = []
-        for segment in segments {
-            withUnsafeBytes(of: segment.bigEndian) { id in
-                for index in 0..<4 { key[index] = id[index] }
-            }
-            if let list = try key.withUnsafeBytes({ try tx.value(forKey: $0, in: databases.searchSegments) }) {
-                lists.append(list)
+        try tx.withCursor(on: databases.searchSegments) { cursor in
+            for segment in segments {
+                if let list = try SegmentEntry.list(of: term, segment: IndexKeys.segment(segment), cursor: cursor) {
+                    lists.append(list)
+                }
             }
         }
         return TermLists(term: term, lists: lists)
@@ -57,15 +55,26 @@ struct IndexReader {
     func expand(prefix: [UInt8], limit: Int) throws -> [TermLists] {
         var found: [ByteKey: [(segment: Int, list: UnsafeRawBufferPointer)]] = [:]
         try tx.withCursor(on: databases.searchSegments) { cursor in
-            for (position, segment) in segments.enumerated() {
-                let start = IndexKeys.segment(segment, prefix)
-                var entry = try start.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                var taken = 0
-                while let current = entry, current.key.starts(with: start), taken < limit {
-                    found[ByteKey(Array(current.key[(current.key.startIndex + 4)...])), default: []].append(
-                        (position, current.value))
-                    taken += 1
-                    entry = try cursor.next()
+            try prefix.withUnsafeBytes { prefixBytes in
+                for (position, segment) in segments.enumerated() {
+                    let segmentKey = IndexKeys.segment(segment)
+                    var entry = try SegmentEntry.seek(cursor, segment: segmentKey, term: prefix)
+                    var taken = 0
+                    var ended = false
+                    while !ended, let current = entry, current.key.starts(with: segmentKey) {
+                        let first = SegmentEntry.firstTerm(of: current.key, segment: segmentKey)
+                        try SegmentEntry.forEachTerm(first: first, value: current.value) { term, list in
+                            if compareBytes(term, prefixBytes) < 0 { return true }
+                            guard term.starts(with: prefixBytes), taken < limit else {
+                                ended = true
+                                return false
+                            }
+                            found[ByteKey(Array(term)), default: []].append((position, list))
+                            taken += 1
+                            return true
+                        }
+                        if !ended { entry = try cursor.next() }
+                    }
                 }
             }
         }

@@ -149,8 +149,8 @@ struct SearchIndexChanges {
     }
 
     /// Writes the postings of `documents` (in doc-id order) as segment `segment`: per collection,
-    /// per term (a tag as `0x01 tag`) in key order, the postings in doc-id order. Returns the
-    /// number of postings written.
+    /// per term (a tag as `0x01 tag`) in key order, the postings in doc-id order, the lists of
+    /// adjacent terms packed into ``SegmentEntry`` blocks. Returns the number of postings written.
     ///
     /// The postings are put in order by two stable counting sorts (by term rank, then by
     /// collection), which keeps each list in doc-id order without comparing any bytes but the
@@ -203,9 +203,13 @@ struct SearchIndexChanges {
             }
         }
 
-        let prefixes = collections.map { IndexKeys.segment(segment, Keys.collectionPrefix($0)) }
+        let prefixes = collections.map { Keys.collectionPrefix($0) }
         var writer = ByteWriter(capacity: 256)
         var builder = PostingList.Builder(positions: true)
+        var entries = SegmentEntry.Builder(segment: segment)
+        let put = { (key: [UInt8], value: [UInt8]) in
+            _ = try tx.put(value, forKey: key, in: databases.searchSegments, options: .append)
+        }
         var key: [UInt8] = []
         var runStart = 0
         try positions.arena.bytes.withUnsafeBytes { arena in
@@ -232,10 +236,13 @@ struct SearchIndexChanges {
                 }
                 writer.bytes.removeAll(keepingCapacity: true)
                 builder.encode(into: &writer)
-                try tx.put(writer.bytes, forKey: key, in: databases.searchSegments, options: .append)
+                try key.withUnsafeBytes { key in
+                    try writer.bytes.withUnsafeBytes { try entries.add(term: key, list: $0, put: put) }
+                }
                 runStart = runEnd
             }
         }
+        try entries.flush(put: put)
         return sorted.count
     }
 }

@@ -65,6 +65,8 @@ struct SegmentMerger {
         var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
         var merged = PostingList.Builder(positions: false)
         var writer = ByteWriter(capacity: 256)
+        var written = SegmentEntry.Builder(segment: merge.output)
+        let put = { (key: [UInt8], value: [UInt8]) in _ = try tx.put(value, forKey: key, in: databases.searchSegments) }
         while budget > 0, let (term, lists) = try walk.next() {
             // The output keeps positions when its inputs have them (words do, tags do not).
             let positions = try lists.contains {
@@ -80,7 +82,9 @@ struct SegmentMerger {
             if merged.count > 0 {
                 writer.bytes.removeAll(keepingCapacity: true)
                 merged.encode(into: &writer)
-                try tx.put(writer.bytes, forKey: IndexKeys.segment(merge.output, term), in: databases.searchSegments)
+                try term.withUnsafeBytes { term in
+                    try writer.bytes.withUnsafeBytes { try written.add(term: term, list: $0, put: put) }
+                }
                 merge.written += UInt64(merged.count)
             }
             // Moved: the term leaves the inputs in the commit that writes it into the output
@@ -88,6 +92,8 @@ struct SegmentMerger {
             if merge.movesTerms { budget -= lists.count }
             merge.resumeAfter = term
         }
+        // The step's terms are all in the output before the inputs lose them.
+        try written.flush(put: put)
         if merge.movesTerms, let through = merge.resumeAfter { try deleteMoved(through: through, from: merge.inputs) }
         guard walk.isAtEnd else {
             directory.merge = merge
@@ -113,16 +119,51 @@ struct SegmentMerger {
     }
 
     /// Deletes each input's terms up to `through`: the terms this step moved, as the earlier
-    /// steps deleted the ones before them.
+    /// steps deleted the ones before them. Entries whose terms all moved are deleted as one run
+    /// of keys; a block that also holds later terms is written again with only those, under the
+    /// first of them, so an input's entries always start after the last term moved.
     private func deleteMoved(through: [UInt8], from inputs: [UInt32]) throws {
         try tx.withWriteCursor(on: databases.searchSegments) { cursor in
-            for input in inputs {
-                let prefix = IndexKeys.segment(input)
-                let first = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                try cursor.deleteRun(from: first) { entry in
-                    guard entry.key.starts(with: prefix) else { return false }
-                    let term = UnsafeRawBufferPointer(rebasing: entry.key[(entry.key.startIndex + prefix.count)...])
-                    return through.withUnsafeBytes { compareBytes(term, $0) } <= 0
+            try through.withUnsafeBytes { through in
+                for input in inputs {
+                    let prefix = IndexKeys.segment(input)
+                    let first = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                    var straddling: CursorEntry?
+                    try cursor.deleteRun(from: first) { entry in
+                        guard entry.key.starts(with: prefix) else { return false }
+                        let firstTerm = SegmentEntry.firstTerm(of: entry.key, segment: prefix)
+                        guard compareBytes(firstTerm, through) <= 0 else { return false }
+                        var movedAll = true
+                        try SegmentEntry.forEachTerm(first: firstTerm, value: entry.value) { term, _ in
+                            movedAll = compareBytes(term, through) <= 0
+                            return movedAll
+                        }
+                        if !movedAll { straddling = entry }
+                        return movedAll
+                    }
+                    guard let straddling else { continue }
+                    // Copied out before the entry is deleted: its bytes live on a page the
+                    // delete may change.
+                    var rest: [(term: [UInt8], list: [UInt8])] = []
+                    try SegmentEntry.forEachTerm(
+                        first: SegmentEntry.firstTerm(of: straddling.key, segment: prefix), value: straddling.value
+                    ) { term, list in
+                        if compareBytes(term, through) > 0 { rest.append((Array(term), Array(list))) }
+                        return true
+                    }
+                    try cursor.deleteCurrent()
+                    var entries = SegmentEntry.Builder(segment: input)
+                    let put = { (key: [UInt8], value: [UInt8]) in
+                        try key.withUnsafeBytes { key in
+                            try value.withUnsafeBytes { _ = try cursor.put($0, forKey: key) }
+                        }
+                    }
+                    for (term, list) in rest {
+                        try term.withUnsafeBytes { term in
+                            try list.withUnsafeBytes { try entries.add(term: term, list: $0, put: put) }
+                        }
+                    }
+                    try entries.flush(put: put)
                 }
             }
         }

@@ -104,7 +104,7 @@ final class SegmentTerms: Sendable {
         return SegmentTerms(arena: arena, starts: starts)
     }
 
-    /// Reads the keys of segment `id` from `search_segments`.
+    /// Reads the terms of segment `id` from `search_segments`.
     static func load(_ id: UInt32, tx: ReadTransaction, database: Database) throws -> SegmentTerms {
         var arena: [UInt8] = []
         var starts = [0]
@@ -112,8 +112,12 @@ final class SegmentTerms: Sendable {
         try tx.withCursor(on: database) { cursor in
             var entry = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
             while let current = entry, current.key.starts(with: prefix) {
-                arena.append(contentsOf: current.key[(current.key.startIndex + prefix.count)...])
-                starts.append(arena.count)
+                let first = SegmentEntry.firstTerm(of: current.key, segment: prefix)
+                try SegmentEntry.forEachTerm(first: first, value: current.value) { term, _ in
+                    arena.append(contentsOf: term)
+                    starts.append(arena.count)
+                    return true
+                }
                 entry = try cursor.next()
             }
         }

@@ -5,7 +5,7 @@ import LMDB
 /// order). Used by merges, verification and term listings.
 ///
 /// Each segment is read ahead in batches (``batchEntries`` terms or ``batchBytes`` of lists,
-/// with one cursor seek per batch), copied out of the map into one buffer per batch, so the
+/// with one cursor seek per batch; a ``SegmentEntry`` block gives several terms), copied out of the map into one buffer per batch, so the
 /// walk stays valid while the same transaction writes to `search_segments` (a merge writing
 /// its output and deleting the terms it moved from its inputs): a batch is read after the
 /// terms before it, never the ones it already returned. The lists it yields are slices of that
@@ -98,26 +98,33 @@ struct TermWalk {
         entries.reserveCapacity(16)
         var exhausted = true
         try tx.withCursor(on: database) { cursor in
-            var entry = try (segmentKey + start).withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            var entry = try SegmentEntry.seek(cursor, segment: segmentKey, term: start)
             var bytes = 0
-            while let current = entry {
-                guard current.key.starts(with: segmentKey) else { break }
-                let term = UnsafeRawBufferPointer(rebasing: current.key[(current.key.startIndex + segmentKey.count)...])
-                guard term.starts(with: prefix) else { break }
-                if let skipped, term.elementsEqual(skipped) {
-                    entry = try cursor.next()
-                    continue
+            var ended = false
+            try start.withUnsafeBytes { start in
+                while !ended, let current = entry, current.key.starts(with: segmentKey) {
+                    let first = SegmentEntry.firstTerm(of: current.key, segment: segmentKey)
+                    try SegmentEntry.forEachTerm(first: first, value: current.value) { term, list in
+                        if compareBytes(term, start) < 0 { return true }
+                        if let skipped, term.elementsEqual(skipped) { return true }
+                        guard term.starts(with: prefix) else {
+                            ended = true
+                            return false
+                        }
+                        if entries.count == TermWalk.batchEntries || bytes >= TermWalk.batchBytes {
+                            exhausted = false
+                            ended = true
+                            return false
+                        }
+                        let termStart = buffer.count
+                        buffer.append(contentsOf: term)
+                        buffer.append(contentsOf: list)
+                        entries.append((termStart..<termStart + term.count, termStart + term.count..<buffer.count))
+                        bytes += list.count
+                        return true
+                    }
+                    if !ended { entry = try cursor.next() }
                 }
-                if entries.count == TermWalk.batchEntries || bytes >= TermWalk.batchBytes {
-                    exhausted = false
-                    break
-                }
-                let termStart = buffer.count
-                buffer.append(contentsOf: term)
-                buffer.append(contentsOf: current.value)
-                entries.append((termStart..<termStart + term.count, termStart + term.count..<buffer.count))
-                bytes += current.value.count
-                entry = try cursor.next()
             }
         }
         if let last = entries.last { feeds[index].last = Array(buffer[last.term]) }

@@ -188,7 +188,12 @@ extension SegmentMergerTests {
             try reader.tx.withCursor(on: try reader.projection.searchSegments) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
-                    keys.append((try IndexKeys.segmentID(of: current.key), Array(current.key.dropFirst(4))))
+                    let segment = try IndexKeys.segmentID(of: current.key)
+                    let first = UnsafeRawBufferPointer(rebasing: current.key.dropFirst(4))
+                    try SegmentEntry.forEachTerm(first: first, value: current.value) { term, _ in
+                        keys.append((segment, Array(term)))
+                        return true
+                    }
                     entry = try cursor.next()
                 }
             }
@@ -378,12 +383,27 @@ struct DamagedSearchIndexTests {
             try await store.append(
                 (0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "damaged index \($0)"]) })
             let databases = try store.read { try $0.projection }
-            let key = try store.read { reader in
+            // The list's flags byte inside the entry that holds the term (a block of the
+            // segment's terms) becomes one no list has: that list alone is damaged.
+            let (key, value) = try store.read { reader in
                 let segment = try SegmentDirectory.load(tx: reader.tx, state: databases.state).segments[0].id
-                return IndexKeys.segment(segment, IndexKeys.term(collection: "notes", term: "damaged"))
+                let prefix = IndexKeys.segment(segment)
+                let term = IndexKeys.term(collection: "notes", term: "damaged")
+                return try reader.tx.withCursor(on: databases.searchSegments) { cursor in
+                    let entry = try #require(try SegmentEntry.seek(cursor, segment: prefix, term: term))
+                    let list = try #require(
+                        try term.withUnsafeBytes {
+                            try SegmentEntry.list(
+                                of: $0, first: SegmentEntry.firstTerm(of: entry.key, segment: prefix),
+                                value: entry.value)
+                        })
+                    var value = Array(entry.value)
+                    value[list.baseAddress! - entry.value.baseAddress!] = 7
+                    return (Array(entry.key), value)
+                }
             }
             _ = try store.environment.write { tx in
-                try tx.put([0, 5, 1, 1], forKey: key, in: databases.searchSegments)
+                try tx.put(value, forKey: key, in: databases.searchSegments)
             }
             do {
                 _ = try store.search("damaged")

@@ -35,20 +35,24 @@ struct TermWalkTests {
         }
     }
 
-    /// The steps read key by key: each segment's terms (from `start`, with `prefix`), merged.
+    /// The steps read entry by entry: each segment's terms (with `prefix`, after `after`), merged.
     static func expected(
         _ tx: ReadTransaction, _ database: Database, _ segments: [UInt32], prefix: [UInt8], after: [UInt8]?
     ) throws -> [Step] {
         var byTerm: [ByteKey: [Int: [UInt8]]] = [:]
         for (index, segment) in segments.enumerated() {
             let key = IndexKeys.segment(segment)
-            try (key + prefix).withUnsafeBytes { start in
+            try key.withUnsafeBytes { start in
                 try tx.forEach(in: database, from: start) { entryKey, value in
                     guard entryKey.starts(with: key) else { return false }
-                    let term = Array(entryKey.dropFirst(key.count))
-                    guard term.starts(with: prefix) else { return false }
-                    if let after, !after.lexicographicallyPrecedes(term) { return true }
-                    byTerm[ByteKey(term), default: [:]][index] = Array(value)
+                    let first = UnsafeRawBufferPointer(rebasing: entryKey.dropFirst(key.count))
+                    try SegmentEntry.forEachTerm(first: first, value: value) { term, list in
+                        let term = Array(term)
+                        guard term.starts(with: prefix) else { return true }
+                        if let after, !after.lexicographicallyPrecedes(term) { return true }
+                        byTerm[ByteKey(term), default: [:]][index] = Array(list)
+                        return true
+                    }
                     return true
                 }
             }
@@ -90,31 +94,42 @@ struct TermWalkTests {
         }
     }
 
-    /// A merge deletes the terms it moved while it walks: the walk goes on from where it was.
-    @Test func deletingReturnedTermsDoesNotDisturbTheWalk() async throws {
+    /// A merge writes its output while it walks its inputs: the walk goes on from where it was,
+    /// and the output, written in blocks as it goes, holds every term walked.
+    @Test func writingWhileWalkingDoesNotDisturbTheWalk() async throws {
         try await Self.store { store, segments in
             let collection = Keys.collectionPrefix("notes")
             let expected = try store.read { reader in
                 try Self.expected(
                     reader.tx, try reader.projection.searchSegments, segments, prefix: collection, after: nil)
             }
-            let walked = try store.environment.write { tx in
+            let output = segments.max()! + 1
+            let (walked, written) = try store.environment.write { tx in
                 let databases = store.schema.generations[try StoreReader.activeGeneration(tx, store.schema)]
                 var walk = try TermWalk(
                     tx: tx, database: databases.searchSegments, segments: segments, prefix: collection)
+                var entries = SegmentEntry.Builder(segment: output)
+                let put = { (key: [UInt8], value: [UInt8]) in
+                    _ = try tx.put(value, forKey: key, in: databases.searchSegments)
+                }
                 var steps: [Step] = []
                 while let (term, lists) = try walk.next() {
                     steps.append(
                         Step(
                             term: term,
                             lists: Dictionary(uniqueKeysWithValues: lists.map { ($0.segment, Array($0.list)) })))
-                    for (segment, _) in lists {
-                        #expect(try tx.delete(IndexKeys.segment(segments[segment], term), in: databases.searchSegments))
+                    try term.withUnsafeBytes { term in
+                        try Array(lists[0].list).withUnsafeBytes { try entries.add(term: term, list: $0, put: put) }
                     }
+                    // Written now and then in the middle of a batch, as a merge step ends.
+                    if steps.count % 37 == 0 { try entries.flush(put: put) }
                 }
-                return steps
+                try entries.flush(put: put)
+                return (steps, try Self.expected(tx, databases.searchSegments, [output], prefix: [], after: nil))
             }
             #expect(walked == expected)
+            #expect(written.map(\.term) == expected.map(\.term))
+            #expect(written.map { $0.lists[0] } == expected.map { $0.lists.sorted { $0.key < $1.key }[0].value })
         }
     }
 }

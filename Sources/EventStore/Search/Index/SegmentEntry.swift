@@ -18,14 +18,16 @@ import LMDB
 /// ```
 ///
 /// Terms grow strictly and the first is the key's. A block and its key stay within
-/// ``maxBytes``, so LMDB keeps it on a leaf page rather than on overflow pages of its own.
+/// ``maxBytes``, so LMDB keeps several on a leaf page rather than on overflow pages.
 /// Decoding checks every bound: damaged bytes are a `corrupt` error, never a crash.
 enum SegmentEntry {
     /// The first byte of a block.
     static let blockMarker: UInt8 = 0x80
-    /// The most bytes of key and value a block takes: under LMDB's largest node on a 4 KiB page
-    /// (2,030 bytes with its 8-byte header), so blocks fill leaf pages two by two.
-    static let maxBytes = 1_960
+    /// The most bytes of key and value a block takes: about an eighth of a 4 KiB leaf page, so
+    /// that pages still fill well when LMDB splits them in the middle (a merge's output goes
+    /// between older segments). Blocks of up to 1,960 bytes (two per page) left the segments
+    /// 23% larger; 480 bytes keep them within 6% of one entry per term.
+    static let maxBytes = 480
     /// The longest term key (LMDB keys are at most 511 bytes, 4 of them the segment id).
     static let maxTermBytes = 507
 

@@ -5,7 +5,7 @@ protocol BenchEngine {
 
     /// 1. The whole workload, 1,000 events per transaction, into a new store.
     func append(mode: Mode) throws -> ChildResult
-    /// 2. The first `count` events, one commit each, into a new store.
+    /// 2. The first `count` events, one commit each (or `--group` events per commit), into a new store.
     func single(mode: Mode, count: Int) throws -> ChildResult
     /// 3. `writers` threads, each appending its share of events one commit at a time (durable).
     func concurrent(writers: Int, perWriter: Int) throws -> ChildResult

@@ -61,8 +61,13 @@ struct EventStoreEngine: BenchEngine {
         var generator = context.workload.makeGenerator()
         let changes = generator.next(count).map(EventStoreEngine.change)
         var watch = Stopwatch()
+        let group = context.options.singleGroup
         try watch.measure {
-            for change in changes { _ = try store.append([change]) }
+            var start = 0
+            while start < changes.count {
+                _ = try store.append(Array(changes[start..<min(start + group, changes.count)]))
+                start += group
+            }
         }
         store.close()
         return ChildResult(figures: ["single.\(mode.rawValue)": watch.rate(changes.count)])

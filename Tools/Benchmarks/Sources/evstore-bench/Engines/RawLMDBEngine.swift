@@ -21,7 +21,10 @@ struct RawLMDBEngine: BenchEngine {
             configuration.durability = mode.isDurable ? .durable : .relaxed
             environment = try Environment.open(path: path, configuration: configuration)
             (events, items) = try environment.write { tx in
-                (try tx.openDatabase(named: "events", options: .create), try tx.openDatabase(named: "items", options: .create))
+                (
+                    try tx.openDatabase(named: "events", options: .create),
+                    try tx.openDatabase(named: "items", options: .create)
+                )
             }
         }
 
@@ -43,7 +46,9 @@ struct RawLMDBEngine: BenchEngine {
                     _ = try tx.put(value, forKey: key, in: events, options: .append)
                 }
             }
-            try applyToItem(event.itemID, operation: event.operation, fields: ItemFields(event), version: seq, tx: tx, buffer: &buffer)
+            try applyToItem(
+                event.itemID, operation: event.operation, fields: ItemFields(event), version: seq, tx: tx,
+                buffer: &buffer)
         }
 
         /// Updates one item: a put replaces it, a patch merges into it, a delete removes it.
@@ -107,8 +112,15 @@ struct RawLMDBEngine: BenchEngine {
         var buffer: [UInt8] = []
         var watch = Stopwatch()
         try watch.measure {
-            for (offset, event) in events.enumerated() {
-                try store.environment.write { tx in try store.apply(event, seq: UInt64(offset + 1), tx: tx, buffer: &buffer) }
+            let group = context.options.singleGroup
+            var start = 0
+            while start < events.count {
+                try store.environment.write { tx in
+                    for offset in start..<min(start + group, events.count) {
+                        try store.apply(events[offset], seq: UInt64(offset + 1), tx: tx, buffer: &buffer)
+                    }
+                }
+                start += group
             }
         }
         return ChildResult(figures: ["single.\(mode.rawValue)": watch.rate(events.count)])
@@ -144,7 +156,9 @@ struct RawLMDBEngine: BenchEngine {
         func item(_ id: String, _ tx: ReadTransaction) throws -> ItemFields? {
             var key = id
             return try key.withUTF8 { key in
-                try tx.value(forKey: UnsafeRawBufferPointer(key), in: store.items).map { try BenchCodec.decodeItem($0).fields }
+                try tx.value(forKey: UnsafeRawBufferPointer(key), in: store.items).map {
+                    try BenchCodec.decodeItem($0).fields
+                }
             }
         }
         var found = 0
@@ -200,7 +214,8 @@ struct RawLMDBEngine: BenchEngine {
                             guard seq < start + 20_000 else { return false }
                             let event = try BenchCodec.decodeEvent(value)
                             try store.applyToItem(
-                                event.item, operation: event.operation, fields: event.fields, version: event.stamp, tx: tx,
+                                event.item, operation: event.operation, fields: event.fields, version: event.stamp,
+                                tx: tx,
                                 buffer: &buffer)
                             seq += 1
                             return true

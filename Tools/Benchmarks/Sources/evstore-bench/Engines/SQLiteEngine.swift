@@ -147,8 +147,16 @@ struct SQLiteEngine: BenchEngine {
         let events = generator.next(count)
         var watch = Stopwatch()
         try watch.measure {
-            for (offset, event) in events.enumerated() {
-                try pool.write { db in try Statements(db).apply(event, sequence: offset + 1) }
+            let group = context.options.singleGroup
+            var start = 0
+            while start < events.count {
+                try pool.write { db in
+                    let statements = try Statements(db)
+                    for offset in start..<min(start + group, events.count) {
+                        try statements.apply(events[offset], sequence: offset + 1)
+                    }
+                }
+                start += group
             }
         }
         try pool.close()

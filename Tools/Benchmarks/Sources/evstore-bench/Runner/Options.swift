@@ -23,6 +23,8 @@ struct Options: Sendable {
     var repeats = 1
     /// One durable commit per event: how many events.
     var singleCommits = 5_000
+    /// Events per commit in the `single` scenario (1 unless `--group` says otherwise).
+    var singleGroup = 1
     /// Concurrent writers, and events each writes.
     var writers = 32
     var eventsPerWriter = 250
@@ -77,6 +79,9 @@ struct Options: Sendable {
           --postgres URL      also run the sync scenario on the PostgreSQL backend, on this database
                               (run.sh starts a durable throwaway PostgreSQL and passes its URL)
           --repeat K          run each task K times and keep the best run (default 1)
+          --group N           events per commit in the single scenario (default 1); e.g. with
+                              --child single --count 32000 --group 31, one thread commits groups
+                              of the size the 32 writers' group commit gathers
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -104,7 +109,9 @@ struct Options: Sendable {
             case "--repeat": options.repeats = try number(argument)
             case "--workdir": options.workdir = try value(argument)
             case "--format":
-                guard let format = Format(rawValue: try value(argument)) else { throw BenchError("--format: table or jsonl") }
+                guard let format = Format(rawValue: try value(argument)) else {
+                    throw BenchError("--format: table or jsonl")
+                }
                 options.format = format
             case "--scenarios":
                 options.scenarios = try value(argument).split(separator: ",").map { name in
@@ -135,6 +142,7 @@ struct Options: Sendable {
                 guard let mode = Mode(rawValue: try value(argument)) else { throw BenchError("bad --mode") }
                 task.mode = mode
             case "--count": task.count = try number(argument)
+            case "--group": options.singleGroup = try number(argument)
             case "--indexes":
                 guard let count = Int(try value(argument)), count >= 0 else { throw BenchError("bad --indexes") }
                 task.indexes = count

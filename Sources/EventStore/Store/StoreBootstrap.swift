@@ -73,7 +73,9 @@ struct StoreBootstrap {
                 .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
         }
         var upgrades = false
-        if format < Meta.currentFormat {
+        // Format 4 reads as format 5 (see `upgrade`): a read-only open reads it as it is.
+        let readableAsIs = format == 4 && (configuration.readOnly || !(tx is WriteTransaction))
+        if format < Meta.currentFormat && !readableAsIs {
             guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
                 throw EventStoreError(
                     .unsupportedFormat,

@@ -117,6 +117,16 @@ struct FormatUpgradeTests {
         let entries = try Self.splitIntoSingleTermEntries(directory.path)
         #expect(entries > 20)
 
+        // A read-only open reads it as it is.
+        var readOnly = Store.Configuration()
+        readOnly.readOnly = true
+        let reader = try Store.open(at: directory.path, configuration: readOnly)
+        #expect(try reader.search("note", limit: 200).map(\.item.id) == hits)
+        #expect(
+            try reader.read { try $0.metadata(forKey: "store.format") }
+                == withUnsafeBytes(of: UInt64(4).bigEndian, Array.init))
+        reader.close()
+
         store = try Store.open(at: directory.path)
         defer { store.close() }
         #expect(

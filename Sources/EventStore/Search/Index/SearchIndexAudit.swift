@@ -188,20 +188,46 @@ struct SearchIndexAudit {
     {
         var left = Side(live)
         var right = Side(rebuilt)
-        var leftWalk = try TermWalk(
-            tx: live.tx, database: live.databases.searchSegments, segments: try segments(of: live).map(\.id))
-        var rightWalk = try TermWalk(
-            tx: rebuilt.tx, database: rebuilt.databases.searchSegments, segments: try segments(of: rebuilt).map(\.id))
+        /// Records a damaged block: a walk cannot go on past it, and the terms after it are
+        /// reported missing. A rebuild repairs it.
+        func undecodable(_ error: EventStoreError, report: inout VerificationReport) {
+            report.record(
+                .init(
+                    kind: "undecodable", database: "search_segments", key: "(a block of terms)",
+                    detail: error.message))
+        }
+        func walk(_ side: (tx: ReadTransaction, databases: ProjectionDatabases), report: inout VerificationReport)
+            throws -> TermWalk?
+        {
+            do {
+                return try TermWalk(
+                    tx: side.tx, database: side.databases.searchSegments, segments: try segments(of: side).map(\.id))
+            } catch let error as EventStoreError where error.code == .corrupt {
+                undecodable(error, report: &report)
+                return nil
+            }
+        }
+        var leftWalk = try walk(live, report: &report)
+        var rightWalk = try walk(rebuilt, report: &report)
         var leftDocuments: [UInt32: [UInt8]] = [:]
         var rightDocuments: [UInt32: [UInt8]] = [:]
         var leftItems: [[UInt8]: UInt32] = [:]
         for (key, docID) in liveItems { leftItems[key] = docID }
 
         func nextLive(
-            _ walk: inout TermWalk, _ side: inout Side, _ documents: inout [UInt32: [UInt8]],
+            _ walk: inout TermWalk?, _ side: inout Side, _ documents: inout [UInt32: [UInt8]],
             report: inout VerificationReport
         ) throws -> (term: [UInt8], postings: [Side.AuditPosting])? {
-            while let (term, lists) = try walk.next() {
+            while true {
+                let next: (term: [UInt8], lists: [(segment: Int, list: ArraySlice<UInt8>)])?
+                do {
+                    next = try walk?.next()
+                } catch let error as EventStoreError where error.code == .corrupt {
+                    undecodable(error, report: &report)
+                    walk = nil
+                    return nil
+                }
+                guard let (term, lists) = next else { return nil }
                 do {
                     let postings = try side.postings(lists, documents: &documents)
                     if !postings.isEmpty { return (term, postings) }
@@ -212,7 +238,6 @@ struct SearchIndexAudit {
                             detail: error.message))
                 }
             }
-            return nil
         }
         var l = try nextLive(&leftWalk, &left, &leftDocuments, report: &report)
         var r = try nextLive(&rightWalk, &right, &rightDocuments, report: &report)

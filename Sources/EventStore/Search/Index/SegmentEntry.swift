@@ -156,6 +156,7 @@ enum SegmentEntry {
             term: UnsafeRawBufferPointer, list: UnsafeRawBufferPointer,
             put: (_ key: [UInt8], _ value: [UInt8]) throws -> Void
         ) throws {
+            assert(count == 0 || previous.withUnsafeBytes { compareBytes($0, term) } < 0, "terms must grow")
             var shared = 0
             if count > 0 {
                 shared = commonPrefix(previous, term)

@@ -423,4 +423,41 @@ struct DamagedSearchIndexTests {
             #expect(try store.verify().isConsistent)
         }
     }
+
+    /// A damaged block (its header, not one list) fails the queries that read it with a
+    /// `corrupt` error, is reported by verify, and a rebuild repairs it.
+    @Test func aDamagedBlockIsCorruptForSearchAndReportedByVerify() async throws {
+        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await store.append(
+                (0..<20).map { .put("notes", id: "n\($0)", fields: ["title": "damaged block \($0)"]) })
+            let databases = try store.read { try $0.projection }
+            // The segment's first block of terms, and the word its key starts with.
+            let (key, value, word) = try store.read { reader in
+                let segment = try SegmentDirectory.load(tx: reader.tx, state: databases.state).segments[0].id
+                let prefix = IndexKeys.segment(segment) + Keys.collectionPrefix("notes")
+                var found: ([UInt8], [UInt8], String)?
+                try prefix.withUnsafeBytes { start in
+                    try reader.tx.forEach(in: databases.searchSegments, from: start) { key, value in
+                        guard key.starts(with: prefix) else { return false }
+                        guard value.first == SegmentEntry.blockMarker else { return true }
+                        var damaged = Array(value)
+                        damaged[1] = 0x7F  // a term count the block cannot hold
+                        found = (Array(key), damaged, String(decoding: key.dropFirst(prefix.count), as: UTF8.self))
+                        return false
+                    }
+                }
+                return try #require(found)
+            }
+            _ = try store.environment.write { tx in
+                try tx.put(value, forKey: key, in: databases.searchSegments)
+            }
+            #expect(throws: EventStoreError.self) { _ = try store.search(word) }
+            let report = try store.verify()
+            #expect(!report.isConsistent)
+            #expect(report.problems.contains { $0.kind == "undecodable" }, "\(report.problems.prefix(3))")
+            try await store.rebuildProjections()
+            #expect(try store.search("damaged").count == 20)
+            #expect(try store.verify().isConsistent)
+        }
+    }
 }

@@ -140,8 +140,6 @@ enum SegmentEntry {
         private var count = 0
         private var header = ByteWriter(capacity: 512)
         private var lists = ByteWriter(capacity: 2_048)
-        /// The first term's list, until a second term makes a block.
-        private var firstList: Range<Int> = 0..<0
 
         init(segment: UInt32) {
             self.segment = IndexKeys.segment(segment)
@@ -170,12 +168,10 @@ enum SegmentEntry {
             header.write(varint: term.count - shared)
             header.write(raw: UnsafeRawBufferPointer(rebasing: term[(term.startIndex + shared)...]))
             header.write(varint: list.count)
-            let start = lists.bytes.count
             lists.write(raw: list)
             if count == 0 {
                 first.removeAll(keepingCapacity: true)
                 first.append(contentsOf: term)
-                firstList = start..<lists.bytes.count
             }
             previous.removeAll(keepingCapacity: true)
             previous.append(contentsOf: term)
@@ -187,7 +183,8 @@ enum SegmentEntry {
             guard count > 0 else { return }
             let key = segment + first
             if count == 1 {
-                try put(key, Array(lists.bytes[firstList]))
+                // A term alone: its list is the value.
+                try put(key, lists.bytes)
             } else {
                 var value = ByteWriter(capacity: 12 + header.bytes.count + lists.bytes.count)
                 value.write(SegmentEntry.blockMarker)

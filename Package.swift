@@ -96,7 +96,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Server"])),
@@ -117,13 +118,15 @@ let package = Package(
             name: "evstore",
             dependencies: [
                 "EvstoreKit", "EventStore", "EventSync", "EventSyncService", "SyncServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/evstore"
         ),
         .executableTarget(
-            name: "evstore-crash", dependencies: ["EventStore", "EventSync", "EventSyncService"], path: "Tools/evstore-crash"),
+            name: "evstore-crash", dependencies: ["EventStore", "EventSync", "EventSyncService"],
+            path: "Tools/evstore-crash"),
         .target(name: "EventStoreTestSupport", dependencies: ["EventStore"], path: "Tests/EventStoreTestSupport"),
         .target(
             name: "SyncTestSupport",
@@ -134,7 +137,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ],
             path: "Tests/SyncTestSupport"
         ),
@@ -150,7 +154,8 @@ let package = Package(
         .testTarget(
             name: "SyncPostgresTests",
             dependencies: [
-                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "EventStoreTestSupport", "SyncTestSupport",
+                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "EventStoreTestSupport",
+                "SyncTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -174,7 +174,6 @@ extension SyncError {
     }
 }
 
-
 extension SyncError {
     /// The same error with `prefix` before its message.
     package func prefixed(_ prefix: String) -> SyncError {

@@ -16,7 +16,9 @@ public enum StoreName {
     public static func isValid(_ name: String) -> Bool {
         let utf8 = Array(name.utf8)
         guard let first = utf8.first, utf8.count <= maxLength, isAlphanumeric(first) else { return false }
-        return utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+        return utf8.allSatisfy {
+            isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+        }
     }
 
     /// Throws ``SyncError/Code/invalidStoreName`` unless `name` is valid.

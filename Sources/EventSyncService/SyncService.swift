@@ -123,7 +123,8 @@ public final class SyncService: Sendable {
     private func lmdb() throws -> LMDBSyncStorage {
         guard let storage = storage as? LMDBSyncStorage else {
             throw SyncError(
-                .unavailable, "serving an open store needs the LMDB backend (this service uses \(configuration.backend))")
+                .unavailable,
+                "serving an open store needs the LMDB backend (this service uses \(configuration.backend))")
         }
         return storage
     }

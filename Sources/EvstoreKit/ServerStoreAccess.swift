@@ -33,7 +33,8 @@ public struct ServerStoreAccess: Sendable {
     /// - Throws: A usage error for an unusable URL or store name.
     public static func postgres(urls: [String], store name: String) throws -> ServerStoreAccess {
         guard StoreName.isValid(name) else {
-            throw ToolError.usage("\(name.debugDescription) is not a store name (with --postgres, give the store's name)")
+            throw ToolError.usage(
+                "\(name.debugDescription) is not a store name (with --postgres, give the store's name)")
         }
         let backends = try ServerSetup.postgresBackends(urls)
         return ServerStoreAccess(
@@ -61,7 +62,8 @@ public struct ServerStoreAccess: Sendable {
             do {
                 page = try await service.pull(store: name, after: after, limit: 1000)
             } catch {
-                throw ToolError("cannot read store \(name.debugDescription) on \(service.configuration.backend): \(error)")
+                throw ToolError(
+                    "cannot read store \(name.debugDescription) on \(service.configuration.backend): \(error)")
             }
             guard try body(page), page.next < page.head, page.next > after else { return }
             after = page.next

@@ -35,11 +35,15 @@ public enum StoreAccess {
     ///
     /// `indexes` are declared in addition to the ones the store records, and built from its items
     /// when they are new (``EventStore/Store/IndexChange/build``).
-    public static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws -> Store {
+    public static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws
+        -> Store
+    {
         try open(path, readOnly: false, create: create, indexes: indexes)
     }
 
-    static func open(_ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = []) throws -> Store {
+    static func open(_ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = []) throws
+        -> Store
+    {
         // Checked before anything is opened, so that no lock file is ever left where there is no
         // store, and each failure says which one it is.
         switch PathState(path) {

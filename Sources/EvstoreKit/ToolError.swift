@@ -24,7 +24,8 @@ public struct ToolError: Error, CustomStringConvertible, Sendable {
         if let error = error as? ToolError { return error.message }
         if let error = error as? EventStoreError {
             if error.code == .corrupt {
-                return "\(error.message): the store looks damaged (`evstore verify` names what; `evstore rebuild` rebuilds the projections from the log)"
+                return
+                    "\(error.message): the store looks damaged (`evstore verify` names what; `evstore rebuild` rebuilds the projections from the log)"
             }
             return error.message
         }

@@ -1,9 +1,9 @@
 internal import CLMDB
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Opening an environment: LMDB handles (read-only ones without a lock file where the directory

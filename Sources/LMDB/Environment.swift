@@ -2,9 +2,9 @@ internal import CLMDB
 import Synchronization
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// An open LMDB environment: one directory holding `data.mdb` and `lock.mdb`.
@@ -332,13 +332,13 @@ private struct WeakEnvironment {
 }
 
 #if ENABLE_MOCKING
-extension Environment {
-    /// Lets `after` calls of the named LMDB function through, then makes the next `times` fail
-    /// with `error` (debug builds).
-    ///
-    /// Supported names: `mdb_txn_begin`, `mdb_txn_commit`, `mdb_put`, `mdb_get`, `mdb_cursor_put`.
-    public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1, after: Int = 0) {
-        injector.force(function, code: error.code, times: times, after: after)
+    extension Environment {
+        /// Lets `after` calls of the named LMDB function through, then makes the next `times` fail
+        /// with `error` (debug builds).
+        ///
+        /// Supported names: `mdb_txn_begin`, `mdb_txn_commit`, `mdb_put`, `mdb_get`, `mdb_cursor_put`.
+        public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1, after: Int = 0) {
+            injector.force(function, code: error.code, times: times, after: after)
+        }
     }
-}
 #endif

@@ -1,9 +1,9 @@
 internal import CLMDB
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// An error returned by LMDB or by the operating system underneath it.

@@ -75,13 +75,15 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
             case "sslmode":
                 guard let value = item.value, let mode = TLSMode(rawValue: value) else {
                     throw URLError(
-                        "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")")
+                        "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")"
+                    )
                 }
                 tls = mode
             case "schema":
                 guard let value = item.value, Self.isSchemaName(value) else {
                     throw URLError(
-                        "schema must be 1–48 lowercase letters, digits or _, not starting with a digit, not \(item.value ?? "nothing")")
+                        "schema must be 1–48 lowercase letters, digits or _, not starting with a digit, not \(item.value ?? "nothing")"
+                    )
                 }
                 schema = value
             case "request_timeout":
@@ -91,7 +93,8 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
                 requestTimeout = .seconds(seconds)
             default:
                 throw URLError(
-                    "unknown connection parameter \(item.name.debugDescription) (known: sslmode, schema, request_timeout)")
+                    "unknown connection parameter \(item.name.debugDescription) (known: sslmode, schema, request_timeout)"
+                )
             }
         }
     }
@@ -110,7 +113,9 @@ public struct PostgresBackend: Sendable, CustomStringConvertible {
 
     /// `url` with its password replaced by `***`.
     private static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url.debugDescription }
+        guard var components = URLComponents(string: url), components.password != nil else {
+            return url.debugDescription
+        }
         components.password = "***"
         return (components.string ?? "").debugDescription
     }

@@ -86,19 +86,22 @@ enum PostgresSchema {
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock(schema: schema)))", logger: logger)
             if let schema {
                 // The name is checked (PostgresBackend.isSchemaName): it needs no quoting.
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             }
             for statement in statements { try await connection.query(statement, logger: logger) }
             var found: Int32?
-            for try await version in try await connection.query("SELECT max(version) FROM evstore_schema", logger: logger)
-                .decode(Int32?.self)
-            {
+            for try await version in try await connection.query(
+                "SELECT max(version) FROM evstore_schema", logger: logger
+            )
+            .decode(Int32?.self) {
                 found = version
             }
             if let found, found > version {
                 throw SyncError(
                     .internalError,
-                    "the PostgreSQL database holds layout version \(found), newer than this server (\(version)): upgrade the server")
+                    "the PostgreSQL database holds layout version \(found), newer than this server (\(version)): upgrade the server"
+                )
             }
             if found != version {
                 try await connection.query("INSERT INTO evstore_schema (version) VALUES (\(version))", logger: logger)
@@ -126,7 +129,8 @@ enum PostgresSchema {
                     throw SyncError(
                         .internalError,
                         "this PostgreSQL database is \(recorded) of its deployment, but the server was given it as "
-                            + "\(partition): give every database of the deployment, in the order it was first used with")
+                            + "\(partition): give every database of the deployment, in the order it was first used with"
+                    )
                 }
                 return
             }

@@ -44,7 +44,8 @@ extension PostgresSyncStorage {
             """, logger: logger)
         for try await (epoch, head, headDigest, markDigest) in rows.decode((String, Int64, Int64, Int64?).self) {
             return StoreState(
-                epoch: epoch, head: UInt64(bitPattern: head), headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)),
+                epoch: epoch, head: UInt64(bitPattern: head),
+                headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)),
                 mark: mark, digestAtMark: markDigest.map { LogDigest(rawValue: UInt64(bitPattern: $0)) })
         }
         throw SyncError(.notFound, "no store named \(name.debugDescription)")
@@ -321,7 +322,9 @@ extension PostgresSyncStorage {
             if state == "53100" {
                 return SyncError(.insufficientStorage, "the database's disk is full: \(message)", cause: error)
             }
-            if state.hasPrefix("08") || state.hasPrefix("57P") || state == "40001" || state == "40P01" || state == "53300" {
+            if state.hasPrefix("08") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
+                || state == "53300"
+            {
                 return SyncError(.unavailable, "the database is unavailable (\(state)): \(message)", cause: error)
             }
             return SyncError(.internalError, "database error \(state): \(message)", cause: error)

@@ -50,7 +50,9 @@ final class PostgresSyncStorage: SyncStorage {
             database: backend.database, tls: PostgresSyncStorage.tls(backend.tls))
         clientConfiguration.options.maximumConnections = max(backend.maxConnections, 2)
         clientConfiguration.options.connectTimeout = .seconds(5)
-        if let schema = backend.schema { clientConfiguration.options.additionalStartupParameters = [("search_path", schema)] }
+        if let schema = backend.schema {
+            clientConfiguration.options.additionalStartupParameters = [("search_path", schema)]
+        }
         client = PostgresClient(configuration: clientConfiguration, backgroundLogger: configuration.logger)
         let client = client
         let signals = signals
@@ -58,7 +60,8 @@ final class PostgresSyncStorage: SyncStorage {
         let logger = configuration.logger
         tasks.withLock { tasks in
             tasks.append(Task { await client.run() })
-            tasks.append(Task { await PostgresSyncStorage.listen(client, on: channel, signals: signals, logger: logger) })
+            tasks.append(
+                Task { await PostgresSyncStorage.listen(client, on: channel, signals: signals, logger: logger) })
         }
     }
 
@@ -122,7 +125,8 @@ final class PostgresSyncStorage: SyncStorage {
                 }
             } catch {
                 if !Task.isCancelled {
-                    logger.warning("LISTEN connection lost; live pulls poll until it is back", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "LISTEN connection lost; live pulls poll until it is back", metadata: ["error": "\(error)"])
                 }
             }
             signals.setListening(false)
@@ -145,7 +149,8 @@ final class PostgresSyncStorage: SyncStorage {
                 for try await value in rows.decode(Int64.self) { highWater = UInt64(bitPattern: value) }
             }
             return RemoteInfo(
-                store: name, head: state.head, epoch: state.epoch, digest: state.headDigest, limits: configuration.limits,
+                store: name, head: state.head, epoch: state.epoch, digest: state.headDigest,
+                limits: configuration.limits,
                 replicaHighWater: highWater)
         }
     }
@@ -201,7 +206,8 @@ final class PostgresSyncStorage: SyncStorage {
     func storeNames() async throws -> [String] {
         try await mapped { [self] in
             try await ready()
-            let rows = try await client.query("SELECT name FROM evstore_stores ORDER BY name COLLATE \"C\"", logger: configuration.logger)
+            let rows = try await client.query(
+                "SELECT name FROM evstore_stores ORDER BY name COLLATE \"C\"", logger: configuration.logger)
             var names: [String] = []
             for try await name in rows.decode(String.self) { names.append(name) }
             return names

@@ -22,9 +22,12 @@ struct RequestLogMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch let error as any HTTPResponseError {
-            let code = SyncError.Code(name: error.status.code == 404 ? "route-not-found" : "http-\(error.status.code)", status: error.status.code)
+            let code = SyncError.Code(
+                name: error.status.code == 404 ? "route-not-found" : "http-\(error.status.code)",
+                status: error.status.code)
             response = SyncRoutes.problem(
-                SyncError(code, "\(request.method) \(request.uri.path): \(error.status.reasonPhrase)"), requestID: requestID)
+                SyncError(code, "\(request.method) \(request.uri.path): \(error.status.reasonPhrase)"),
+                requestID: requestID)
         }
         response.headers[RequestLogMiddleware.requestIDField] = requestID
         let elapsed = ContinuousClock.now - start
@@ -41,7 +44,9 @@ struct RequestLogMiddleware: RouterMiddleware {
     /// The client's `x-request-id` when it is short and plain, else Hummingbird's id, else a new one.
     static func requestID(_ request: Request, _ context: Context) -> String {
         if let given = request.headers[requestIDField], (1...64).contains(given.utf8.count),
-            given.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) })
+            given.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A)
+            })
         {
             return given
         }

@@ -90,7 +90,9 @@ public final class SyncServer: Service, Sendable {
         ///
         /// - Throws: ``TokenTable/ParseError`` or the file system's error.
         public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, tokensFile: String) throws {
-            self.init(dataDirectory: dataDirectory, host: host, port: port, tokens: try TokenTable(contentsOfFile: tokensFile))
+            self.init(
+                dataDirectory: dataDirectory, host: host, port: port, tokens: try TokenTable(contentsOfFile: tokensFile)
+            )
         }
     }
 
@@ -162,7 +164,8 @@ public final class SyncServer: Service, Sendable {
         let app = Application(
             router: router,
             server: server,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "evstore"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 logger.notice(

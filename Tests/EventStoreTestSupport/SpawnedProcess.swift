@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`: how every test starts a program.
@@ -199,11 +199,11 @@ extension SpawnedProcess.Failure {
 }
 
 #if canImport(Darwin)
-private typealias SpawnFileActions = posix_spawn_file_actions_t?
-private typealias SpawnAttributes = posix_spawnattr_t?
+    private typealias SpawnFileActions = posix_spawn_file_actions_t?
+    private typealias SpawnAttributes = posix_spawnattr_t?
 #else
-private typealias SpawnFileActions = posix_spawn_file_actions_t
-private typealias SpawnAttributes = posix_spawnattr_t
+    private typealias SpawnFileActions = posix_spawn_file_actions_t
+    private typealias SpawnAttributes = posix_spawnattr_t
 #endif
 
 /// The parts of `posix_spawn` that differ between platforms, or that the C library declares only
@@ -227,17 +227,17 @@ private enum SpawnExtensions {
     /// does by listing `/proc/self/fd`; this never lists it).
     static func closeInheritedDescriptors(_ actions: inout SpawnFileActions) throws {
         #if canImport(Darwin)
-        // POSIX_SPAWN_CLOEXEC_DEFAULT, set with the attributes, does it.
+            // POSIX_SPAWN_CLOEXEC_DEFAULT, set with the attributes, does it.
         #else
-        if let closeFrom {
-            try SpawnedProcess.Failure.check("posix_spawn_file_actions_addclosefrom_np", closeFrom(&actions, 3))
-            return
-        }
-        // An older C library: close every descriptor number the process may have.
-        for descriptor in 3..<getdtablesize() {
-            try SpawnedProcess.Failure.check(
-                "posix_spawn_file_actions_addclose", posix_spawn_file_actions_addclose(&actions, descriptor))
-        }
+            if let closeFrom {
+                try SpawnedProcess.Failure.check("posix_spawn_file_actions_addclosefrom_np", closeFrom(&actions, 3))
+                return
+            }
+            // An older C library: close every descriptor number the process may have.
+            for descriptor in 3..<getdtablesize() {
+                try SpawnedProcess.Failure.check(
+                    "posix_spawn_file_actions_addclose", posix_spawn_file_actions_addclose(&actions, descriptor))
+            }
         #endif
     }
 
@@ -246,7 +246,7 @@ private enum SpawnExtensions {
     static func configure(_ attributes: inout SpawnAttributes) throws {
         var flags = Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         #if canImport(Darwin)
-        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+            flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
         try SpawnedProcess.Failure.check(
             "posix_spawnattr_setflags", posix_spawnattr_setflags(&attributes, Int16(flags)))

@@ -16,7 +16,9 @@ public struct StoreSnapshot: Equatable, CustomStringConvertible, Sendable {
     ]
 
     /// Takes the snapshot of `collections` (every collection by default) in one read.
-    public init(_ store: Store, collections: [String]? = nil, queries: [SearchQuery] = StoreSnapshot.defaultQueries) throws {
+    public init(_ store: Store, collections: [String]? = nil, queries: [SearchQuery] = StoreSnapshot.defaultQueries)
+        throws
+    {
         try store.read { reader in
             for collection in try collections ?? reader.collections() {
                 var page = try reader.items(in: collection, limit: 1000)
@@ -46,7 +48,9 @@ public struct StoreSnapshot: Equatable, CustomStringConvertible, Sendable {
 public func allEvents(of store: Store) throws -> [Event] {
     try store.read { reader in
         var events: [Event] = []
-        try reader.forEachEvent { events.append($0); return true }
+        try reader.forEachEvent {
+            events.append($0); return true
+        }
         return events
     }
 }

@@ -8,7 +8,8 @@ import Testing
 @Suite("evstore command line")
 struct CommandLineTests {
     static let commands = [
-        "dump", "replay", "explain", "diff", "verify", "rebuild", "stats", "search", "import", "export", "backup", "serve",
+        "dump", "replay", "explain", "diff", "verify", "rebuild", "stats", "search", "import", "export", "backup",
+        "serve",
         "sync", "demo",
     ]
 
@@ -54,10 +55,14 @@ struct CommandLineTests {
         try withStore(at: path) { store in
             _ = try store.append((0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": "note \($0)"]) })
         }
-        for arguments in [["rebuild", path], ["verify", path, "--format", "jsonl"], ["export", path], ["replay", path, "--to", "2000", "--format", "jsonl"]] {
+        for arguments in [
+            ["rebuild", path], ["verify", path, "--format", "jsonl"], ["export", path],
+            ["replay", path, "--to", "2000", "--format", "jsonl"],
+        ] {
             let result = try await EvstoreProcess.run(arguments)
             #expect(result.status == 0, "\(result)")
-            #expect(result.stderr.isEmpty, "\(arguments[0]) wrote to a non-terminal stderr: \(result.stderr.prefix(200))")
+            #expect(
+                result.stderr.isEmpty, "\(arguments[0]) wrote to a non-terminal stderr: \(result.stderr.prefix(200))")
         }
     }
 }

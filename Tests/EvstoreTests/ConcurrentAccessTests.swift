@@ -38,7 +38,8 @@ struct ConcurrentAccessTests {
     }
 
     @Test(
-        "dump, stats and backup run again and again while `evstore import` appends 30k changes", .timeLimit(.minutes(15))
+        "dump, stats and backup run again and again while `evstore import` appends 30k changes",
+        .timeLimit(.minutes(15))
     )
     func readWhileAnotherProcessImports() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-concurrent")

@@ -34,7 +34,9 @@ struct DemoCommandTests {
         for replica in ["phone", "laptop"] {
             let verify = try await EvstoreProcess.run(["verify", dir + "/" + replica, "--format", "jsonl"])
             #expect(verify.status == 0, "\(verify)")
-            let conflicts = try await EvstoreProcess.run(["dump", dir + "/" + replica, "--conflicts", "--format", "jsonl"])
+            let conflicts = try await EvstoreProcess.run([
+                "dump", dir + "/" + replica, "--conflicts", "--format", "jsonl",
+            ])
             let records = JSONLines.objects(conflicts)
             #expect(records.count == 1, "\(conflicts)")
             #expect(records.first.flatMap { JSONLines.string($0, "item") } == "sync-design")

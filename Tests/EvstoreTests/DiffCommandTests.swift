@@ -60,7 +60,8 @@ struct DiffCommandTests {
         #expect(result.status == 1, "\(result)")
         let lines = JSONLines.objects(result)
         let fields = lines.filter { JSONLines.string($0, "kind") == "field" }
-        #expect(fields.allSatisfy { JSONLines.keys($0) == ["a", "b", "collection", "field", "id", "in_a", "in_b", "kind"] })
+        #expect(
+            fields.allSatisfy { JSONLines.keys($0) == ["a", "b", "collection", "field", "id", "in_a", "in_b", "kind"] })
         let described = fields.map {
             "\(JSONLines.string($0, "collection") ?? "")/\(JSONLines.string($0, "id") ?? "").\(JSONLines.string($0, "field") ?? "")"
                 + " \(JSONLines.canonical($0["a"])) | \(JSONLines.canonical($0["b"]))"

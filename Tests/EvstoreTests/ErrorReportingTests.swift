@@ -49,7 +49,9 @@ struct ErrorReportingTests {
         defer { directory.remove() }
         let empty = directory.appending("empty")
         let other = directory.appending("other")
-        for path in [empty, other] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        for path in [empty, other] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
         try Data("not a store\n".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
         for path in [empty, other] {
             let before = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
@@ -81,7 +83,9 @@ struct ErrorReportingTests {
             let result = try await EvstoreProcess.run(command, stdin: Data())
             ErrorReportingTests.expectOneLineFailure(result, mentioning: file)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"], "nothing created beside the file")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"],
+            "nothing created beside the file")
     }
 
     @Test("garbage named data.mdb: exit 1, one clear line, and neither the file nor its directory is modified")
@@ -98,8 +102,12 @@ struct ErrorReportingTests {
             ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
             #expect(result.stderr.contains("not an event store"), "\(result)")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store) == ["data.mdb"], "no lock.mdb beside a foreign file")
-        let result = try await EvstoreProcess.run(["import", store, "-"], stdin: Data(#"{"collection": "c", "id": "x", "op": "put", "fields": {"a": 1}}"#.utf8))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: store) == ["data.mdb"],
+            "no lock.mdb beside a foreign file")
+        let result = try await EvstoreProcess.run(
+            ["import", store, "-"],
+            stdin: Data(#"{"collection": "c", "id": "x", "op": "put", "fields": {"a": 1}}"#.utf8))
         ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == garbage)
     }
@@ -149,7 +157,9 @@ struct ErrorReportingTests {
         let store = directory.appending("store")
         // An id in two collections: `--item x` is ambiguous without --collection.
         try withStore(at: store) { store in
-            _ = try store.append([.put("notes", id: "x", fields: ["title": "a"]), .put("tasks", id: "x", fields: ["title": "b"])])
+            _ = try store.append([
+                .put("notes", id: "x", fields: ["title": "a"]), .put("tasks", id: "x", fields: ["title": "b"]),
+            ])
         }
         let result = try await EvstoreProcess.run(usage.arguments.map { $0 == "STORE" ? store : $0 })
         #expect(result.status == 64, "\(result)")

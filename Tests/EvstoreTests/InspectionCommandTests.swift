@@ -102,7 +102,8 @@ struct InspectionCommandTests {
         #expect(databases["events"] == 8)
         #expect(databases["event_ids"] == 8)
         #expect(
-            databases["g0.items"] == 4, "three items and the deleted n2's tombstone (their histories are in their records)")
+            databases["g0.items"] == 4,
+            "three items and the deleted n2's tombstone (their histories are in their records)")
         #expect(databases["g0.conflicts"] == 1)
         #expect(databases["meta"] != nil)
 

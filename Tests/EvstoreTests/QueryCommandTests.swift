@@ -12,11 +12,12 @@ struct QueryCommandTests {
         let path = directory.appending("store")
         let store = try Store.open(at: path)
         defer { store.close() }
-        _ = try await store.append((0..<30).map { number in
-            var fields: [String: Value] = ["title": .string("task \(number)"), "done": .bool(number % 3 == 0)]
-            if number % 5 != 0 { fields["due"] = .int(Int64(100 + (number * 7) % 30)) }
-            return .put("tasks", id: String(format: "t%02d", number), fields: fields)
-        })
+        _ = try await store.append(
+            (0..<30).map { number in
+                var fields: [String: Value] = ["title": .string("task \(number)"), "done": .bool(number % 3 == 0)]
+                if number % 5 != 0 { fields["due"] = .int(Int64(100 + (number * 7) % 30)) }
+                return .put("tasks", id: String(format: "t%02d", number), fields: fields)
+            })
         return path
     }
 
@@ -33,13 +34,16 @@ struct QueryCommandTests {
         }.map(\.id)
     }
 
-    @Test("index declares and builds; query pages through jsonl with a final cursor record; count; dump --meta lists it")
+    @Test(
+        "index declares and builds; query pages through jsonl with a final cursor record; count; dump --meta lists it")
     func indexThenQuery() async throws {
         let directory = TemporaryDirectory(prefix: "evstore-query")
         defer { directory.remove() }
         let path = try await Self.makeStore(in: directory)
 
-        let refused = try await EvstoreProcess.run(["query", path, "--collection", "tasks", "--where", "done == false", "--sort", "due"])
+        let refused = try await EvstoreProcess.run([
+            "query", path, "--collection", "tasks", "--where", "done == false", "--sort", "due",
+        ])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("tasks(done,due)"), "\(refused)")
         #expect(refused.stderr.contains("evstore index"), "\(refused)")
@@ -52,7 +56,10 @@ struct QueryCommandTests {
         var cursor: String?
         var pages = 0
         repeat {
-            var arguments = ["query", path, "--collection", "tasks", "--where", "done == false", "--sort", "due", "--limit", "6", "--format", "jsonl"]
+            var arguments = [
+                "query", path, "--collection", "tasks", "--where", "done == false", "--sort", "due", "--limit", "6",
+                "--format", "jsonl",
+            ]
             if let cursor { arguments += ["--after", cursor] }
             let result = try await EvstoreProcess.run(arguments)
             #expect(result.status == 0, "\(result)")
@@ -66,7 +73,9 @@ struct QueryCommandTests {
         #expect(ids == (try Self.openByDue(path)))
         #expect(pages == 4)
 
-        let count = try await EvstoreProcess.run(["query", path, "--collection", "tasks", "--where", "done = false", "--count", "--format", "jsonl"])
+        let count = try await EvstoreProcess.run([
+            "query", path, "--collection", "tasks", "--where", "done = false", "--count", "--format", "jsonl",
+        ])
         #expect(JSONLines.objects(count).first.flatMap { JSONLines.int($0, "count") } == ids.count, "\(count)")
 
         let table = try await EvstoreProcess.run([
@@ -77,9 +86,12 @@ struct QueryCommandTests {
         #expect(table.stdout.contains("next page: --after q1."), "\(table)")
 
         let meta = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
-        let record = try #require(JSONLines.objects(meta).first { JSONLines.string($0, "key") == "store.configuration" })
+        let record = try #require(
+            JSONLines.objects(meta).first { JSONLines.string($0, "key") == "store.configuration" })
         #expect(JSONLines.string(record, "text")?.hasSuffix("; indexes tasks(done,due)") == true, "\(meta)")
-        let indexes = (JSONLines.object(record, "value")?["indexes"] as? [[String: Any]])?.compactMap { JSONLines.string($0, "name") }
+        let indexes = (JSONLines.object(record, "value")?["indexes"] as? [[String: Any]])?.compactMap {
+            JSONLines.string($0, "name")
+        }
         #expect(indexes == ["tasks(done,due)"])
 
         let verify = try await EvstoreProcess.run(["verify", path])
@@ -104,9 +116,13 @@ struct QueryCommandTests {
             #expect(result.status == status, "\(result)")
             #expect(result.stderr.contains(message), "\(result)")
         }
-        let scan = try await EvstoreProcess.run(["query", path, "--collection", "tasks", "--sort", "title", "--scan", "--limit", "1", "--format", "jsonl"])
+        let scan = try await EvstoreProcess.run([
+            "query", path, "--collection", "tasks", "--sort", "title", "--scan", "--limit", "1", "--format", "jsonl",
+        ])
         #expect(JSONLines.objects(scan).first.flatMap { JSONLines.string($0, "id") } == "t00", "\(scan)")
-        let missing = try await EvstoreProcess.run(["query", path, "--collection", "tasks", "--where", "due is-missing", "--count", "--format", "table"])
+        let missing = try await EvstoreProcess.run([
+            "query", path, "--collection", "tasks", "--where", "due is-missing", "--count", "--format", "table",
+        ])
         #expect(missing.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "6", "\(missing)")
     }
 }

@@ -50,7 +50,9 @@ struct ReplayCommandTests {
         let history = try SingleReplicaHistory(path: directory.appending("store"), count: 50, seed: 3)
         for count in [1, 17, 38, 50] {
             let stamp = history.events[count - 1].hlc
-            let result = try await EvstoreProcess.run(["replay", history.path, "--at", "\(stamp.rawValue)", "--format", "jsonl"])
+            let result = try await EvstoreProcess.run([
+                "replay", history.path, "--at", "\(stamp.rawValue)", "--format", "jsonl",
+            ])
             #expect(result.status == 0, "\(result)")
             #expect(
                 JSONLines.items(JSONLines.objects(result)) == JSONLines.items(history.expectedItems(after: count)),
@@ -81,29 +83,38 @@ struct ReplayCommandTests {
         try #require(lines.count == seqs.count, "\(result)")
         #expect(seqs.count >= 5, "the item is written several times")
         for (line, seq) in zip(lines, seqs) {
-            #expect(JSONLines.keys(line) == ["changes", "collection", "event", "hlc", "item", "item_after", "op", "original", "schema", "seq"])
+            #expect(
+                JSONLines.keys(line) == [
+                    "changes", "collection", "event", "hlc", "item", "item_after", "op", "original", "schema", "seq",
+                ])
             #expect(JSONLines.int(line, "seq") == seq)
             let change = history.changes[seq - 1]
             #expect(JSONLines.string(line, "op") == change.operation.description)
             #expect(JSONLines.string(line, "hlc") == String(history.events[seq - 1].hlc.rawValue))
-            #expect(JSONLines.object(line, "event").flatMap { JSONLines.int($0, "seq") } == seq, "one replica: origin seq = log seq")
+            #expect(
+                JSONLines.object(line, "event").flatMap { JSONLines.int($0, "seq") } == seq,
+                "one replica: origin seq = log seq")
             let before = history.expectedItems(after: seq - 1)[key]?.fields ?? [:]
             let after = history.expectedItems(after: seq)[key]?.fields
             var expected: [String] = []
             for field in Set(before.keys).union((after ?? [:]).keys).sorted() where before[field] != after?[field] {
                 let outcome = after?[field] == nil ? "cleared" : "set"
-                expected.append("\(field) \(outcome) \(JSONLines.canonical(before[field])) → \(JSONLines.canonical(after?[field]))")
+                expected.append(
+                    "\(field) \(outcome) \(JSONLines.canonical(before[field])) → \(JSONLines.canonical(after?[field]))")
             }
             let printed = (line["changes"] as? [[String: Any]] ?? []).map {
                 "\(JSONLines.string($0, "field") ?? "?") \(JSONLines.string($0, "outcome") ?? "?") "
                     + "\(JSONLines.canonical($0["old"])) → \(JSONLines.canonical($0["new"]))"
             }
             #expect(printed == expected, "seq \(seq): \(change.operation)")
-            #expect(JSONLines.canonical(line["item_after"]) == JSONLines.canonical(after.map { Value.object($0) } ?? .null))
+            #expect(
+                JSONLines.canonical(line["item_after"]) == JSONLines.canonical(after.map { Value.object($0) } ?? .null))
         }
 
         // Without --step: the item's state at that point.
-        let state = try await EvstoreProcess.run(["replay", history.path, "--item", key, "--to", "\(upTo)", "--format", "jsonl"])
+        let state = try await EvstoreProcess.run([
+            "replay", history.path, "--item", key, "--to", "\(upTo)", "--format", "jsonl",
+        ])
         #expect(state.status == 0, "\(state)")
         let stateLines = JSONLines.objects(state)
         try #require(stateLines.count == 1, "\(state)")
@@ -117,7 +128,9 @@ struct ReplayCommandTests {
         let table = try await EvstoreProcess.run(
             ["replay", history.path, "--item", key, "--step", "--to", "\(upTo)", "--format", "table"])
         #expect(table.status == 0, "\(table)")
-        #expect(table.lines.filter { $0.hasPrefix("seq ") }.map { String($0.split(separator: " ")[1]) } == seqs.map(String.init))
+        #expect(
+            table.lines.filter { $0.hasPrefix("seq ") }.map { String($0.split(separator: " ")[1]) }
+                == seqs.map(String.init))
     }
 
     @Test("replay --to SEQ --format table: a title line, then the items as an aligned table")
@@ -162,8 +175,10 @@ struct ReplayCommandTests {
         for (row, event) in zip(rows, history.events) {
             let parsed = ReplayCommandTests.parsePrintedStamp(row[2])
             #expect(
-                parsed?.milliseconds == event.hlc.rawValue >> 16 && parsed?.logical == UInt16(event.hlc.rawValue & 0xFFFF),
-                "seq \(event.seq): printed \(row[2]) for physical \(event.hlc.rawValue >> 16) ms, logical \(event.hlc.rawValue & 0xFFFF)")
+                parsed?.milliseconds == event.hlc.rawValue >> 16
+                    && parsed?.logical == UInt16(event.hlc.rawValue & 0xFFFF),
+                "seq \(event.seq): printed \(row[2]) for physical \(event.hlc.rawValue >> 16) ms, logical \(event.hlc.rawValue & 0xFFFF)"
+            )
         }
         // Each stamp as the table printed it replays to just after its event.
         for (index, (row, event)) in zip(rows, history.events).enumerated() {
@@ -177,12 +192,15 @@ struct ReplayCommandTests {
         let key = "\(history.changes[0].collection)/\(history.changes[0].item)"
         let explain = try await EvstoreProcess.run(["explain", history.path, "--item", key, "--format", "table"])
         #expect(explain.status == 0, "\(explain)")
-        let stamps = explain.stdout.matches(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\+\d+/).map { String($0.output) }
+        let stamps = explain.stdout.matches(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\+\d+/).map {
+            String($0.output)
+        }
         #expect(!stamps.isEmpty, "\(explain)")
         let known = Set(history.events.map { "\($0.hlc.rawValue >> 16)+\($0.hlc.rawValue & 0xFFFF)" })
         for stamp in stamps {
             let parsed = ReplayCommandTests.parsePrintedStamp(stamp)
-            #expect(parsed.map { known.contains("\($0.milliseconds)+\($0.logical)") } == true, "explain printed \(stamp)")
+            #expect(
+                parsed.map { known.contains("\($0.milliseconds)+\($0.logical)") } == true, "explain printed \(stamp)")
         }
     }
 
@@ -193,15 +211,20 @@ struct ReplayCommandTests {
         let fixture = try MixedStore(in: directory)
         // A's log: 7 = A's patch, 8 = B's; B's log: 7 = B's patch, 8 = A's.
         func content(_ path: String, _ arguments: [String]) async throws -> String? {
-            let result = try await EvstoreProcess.run(["replay", path, "--item", "notes/n1", "--format", "jsonl"] + arguments)
+            let result = try await EvstoreProcess.run(
+                ["replay", path, "--item", "notes/n1", "--format", "jsonl"] + arguments)
             #expect(result.status == 0, "\(result)")
-            return JSONLines.objects(result).first.flatMap { JSONLines.object($0, "fields") }.flatMap { JSONLines.string($0, "content") }
+            return JSONLines.objects(result).first.flatMap { JSONLines.object($0, "fields") }.flatMap {
+                JSONLines.string($0, "content")
+            }
         }
         #expect(try await content(fixture.path, ["--to", "6"]) == "hello world")
         #expect(try await content(fixture.path, ["--to", "7"]) == "edited on A")
         #expect(try await content(fixture.otherPath, ["--to", "7"]) == "edited on B")
         // B's stamp is the later one: at A's stamp only A's edit is in, on both replicas.
-        let stampA = try #require(fixture.events.first { $0.id.origin == MixedStore.replicaA && $0.fields["content"] == "edited on A" }).hlc
+        let stampA = try #require(
+            fixture.events.first { $0.id.origin == MixedStore.replicaA && $0.fields["content"] == "edited on A" }
+        ).hlc
         for path in [fixture.path, fixture.otherPath] {
             #expect(try await content(path, ["--at", "\(stampA.rawValue)"]) == "edited on A")
             #expect(try await content(path, ["--to", "8"]) == "edited on B")
@@ -211,6 +234,8 @@ struct ReplayCommandTests {
         let last = try #require(JSONLines.objects(stepped).last)
         let change = try #require((last["changes"] as? [[String: Any]])?.first)
         #expect(JSONLines.string(change, "outcome") == "lost", "A's write arrives at B after B's later one: \(stepped)")
-        #expect(JSONLines.object(change, "lost_to").flatMap { JSONLines.string($0, "origin") } == MixedStore.replicaB.description)
+        #expect(
+            JSONLines.object(change, "lost_to").flatMap { JSONLines.string($0, "origin") }
+                == MixedStore.replicaB.description)
     }
 }

@@ -39,20 +39,26 @@ struct RestoredReplicaCommandTests {
                     #"{"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "one"}}"#,
                     #"{"collection": "notes", "id": "n2", "op": "put", "fields": {"title": "two"}}"#,
                 ], in: directory)
-            #expect(SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 2, pulled 0, conflicts 0")
+            #expect(
+                SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 2, pulled 0, conflicts 0"
+            )
             let copied = try await EvstoreProcess.run(["backup", phone, backup])
             #expect(copied.status == 0, "\(copied)")
             try await Self.importLines(
-                phone, [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "edit after backup"}}"#],
+                phone,
+                [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "edit after backup"}}"#],
                 in: directory)
-            #expect(SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 1, pulled 0, conflicts 0")
+            #expect(
+                SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 1, pulled 0, conflicts 0"
+            )
 
             // The device is restored from the backup, and the user goes on working.
             try FileManager.default.removeItem(atPath: phone)
             try FileManager.default.moveItem(atPath: backup, toPath: phone)
             try await Task.sleep(for: .milliseconds(5))
             try await Self.importLines(
-                phone, [#"{"collection": "notes", "id": "n2", "op": "patch", "fields": {"title": "new work after restore"}}"#],
+                phone,
+                [#"{"collection": "notes", "id": "n2", "op": "patch", "fields": {"title": "new work after restore"}}"#],
                 in: directory)
             let restoredSync = try await SyncCommandTests.sync(phone, url)
             #expect(JSONLines.int(restoredSync, "pushed") == 1, "\(restoredSync)")
@@ -95,7 +101,9 @@ extension RestoredReplicaCommandTests {
         #expect(diff.status == 1, "\(diff)")
         let conflicts = JSONLines.objects(diff).filter { JSONLines.string($0, "kind") == "id-conflict" }
         #expect(conflicts.count == 1, "\(diff)")
-        #expect(conflicts.first.flatMap { $0["digest_a"] as? String } != conflicts.first.flatMap { $0["digest_b"] as? String })
+        #expect(
+            conflicts.first.flatMap { $0["digest_a"] as? String }
+                != conflicts.first.flatMap { $0["digest_b"] as? String })
         let table = try await EvstoreProcess.run(["diff", original, copy, "--format", "table"])
         #expect(table.stdout.contains("1 event id names different events in A and B"), "\(table)")
 

@@ -31,7 +31,9 @@ struct SyncCommandTests {
     }
 
     /// Runs `evstore sync` and returns its JSON line.
-    static func sync(_ path: String, _ url: String, token: String = token, sourceLocation: SourceLocation = #_sourceLocation)
+    static func sync(
+        _ path: String, _ url: String, token: String = token, sourceLocation: SourceLocation = #_sourceLocation
+    )
         async throws -> [String: Any]
     {
         let result = try await EvstoreProcess.run(
@@ -67,7 +69,10 @@ struct SyncCommandTests {
             let pushed = try await SyncCommandTests.sync(first, url)
             #expect(
                 JSONLines.keys(pushed).filter { $0 != "head" }
-                    == ["conflicts", "duplicates", "epoch_changed", "pulled", "pushed", "replica", "restamped", "server_head"])
+                    == [
+                        "conflicts", "duplicates", "epoch_changed", "pulled", "pushed", "replica", "restamped",
+                        "server_head",
+                    ])
             #expect(SyncCommandTests.moved(pushed) == "pushed 5, pulled 0, conflicts 0")
             #expect(JSONLines.int(pushed, "server_head") == 5)
             #expect(JSONLines.bool(pushed, "epoch_changed") == false)
@@ -84,17 +89,27 @@ struct SyncCommandTests {
             // Both change the same field while apart; the later write wins on both.
             try withStore(at: first) { _ = try $0.append([.patch("notes", id: "n1", fields: ["title": "from first"])]) }
             try await Task.sleep(for: .milliseconds(5))
-            try withStore(at: second) { _ = try $0.append([.patch("notes", id: "n1", fields: ["title": "from second"])]) }
-            #expect(SyncCommandTests.moved(try await SyncCommandTests.sync(first, url)) == "pushed 1, pulled 0, conflicts 0")
-            #expect(SyncCommandTests.moved(try await SyncCommandTests.sync(second, url)) == "pushed 1, pulled 1, conflicts 1")
-            #expect(SyncCommandTests.moved(try await SyncCommandTests.sync(first, url)) == "pushed 0, pulled 1, conflicts 1")
+            try withStore(at: second) {
+                _ = try $0.append([.patch("notes", id: "n1", fields: ["title": "from second"])])
+            }
+            #expect(
+                SyncCommandTests.moved(try await SyncCommandTests.sync(first, url)) == "pushed 1, pulled 0, conflicts 0"
+            )
+            #expect(
+                SyncCommandTests.moved(try await SyncCommandTests.sync(second, url))
+                    == "pushed 1, pulled 1, conflicts 1")
+            #expect(
+                SyncCommandTests.moved(try await SyncCommandTests.sync(first, url)) == "pushed 0, pulled 1, conflicts 1"
+            )
             let diff = try await EvstoreProcess.run(["diff", first, second, "--format", "jsonl"])
             #expect(diff.status == 0, "\(diff)")
             for path in [first, second] {
                 let explain = try await EvstoreProcess.run(
                     ["explain", path, "--item", "notes/n1", "--field", "title", "--format", "jsonl"])
                 let winners = JSONLines.objects(explain).filter { JSONLines.bool($0, "won") == true }
-                #expect(winners.count == 1 && winners.first.flatMap { JSONLines.string($0, "value") } == "from second", "\(explain)")
+                #expect(
+                    winners.count == 1 && winners.first.flatMap { JSONLines.string($0, "value") } == "from second",
+                    "\(explain)")
             }
 
             // A wrong token: exit 1 and one line.
@@ -139,11 +154,15 @@ struct SyncCommandTests {
         defer { directory.remove() }
         let writer = directory.appending("writer")
         let follower = directory.appending("follower")
-        try withStore(at: writer) { store in _ = try store.append([.put("notes", id: "n1", fields: ["title": "first"])]) }
+        try withStore(at: writer) { store in _ = try store.append([.put("notes", id: "n1", fields: ["title": "first"])])
+        }
         try await Self.withServer(dataDirectory: directory.appending("data")) { url in
             _ = try await Self.sync(writer, url)
             let process = try EvstoreProcess(
-                ["sync", follower, "--remote", url, "--token", Self.token, "--store-name", "notes", "--follow", "--format", "jsonl"])
+                [
+                    "sync", follower, "--remote", url, "--token", Self.token, "--store-name", "notes", "--follow",
+                    "--format", "jsonl",
+                ])
             func heads() -> [Int] {
                 process.stdoutSoFar.split(separator: "\n").compactMap { line in
                     guard let data = line.data(using: .utf8),
@@ -155,7 +174,9 @@ struct SyncCommandTests {
             }
             #expect(try await eventually { heads().contains(1) || !process.isRunning }, "\(process.stderrSoFar)")
             // A change pushed by another client reaches the follower without a poll.
-            try withStore(at: writer) { store in _ = try store.append([.put("notes", id: "n2", fields: ["title": "second"])]) }
+            try withStore(at: writer) { store in
+                _ = try store.append([.put("notes", id: "n2", fields: ["title": "second"])])
+            }
             _ = try await Self.sync(writer, url)
             #expect(try await eventually { heads().contains(2) || !process.isRunning }, "\(process.stdoutSoFar)")
             #expect(heads().contains(2) && process.isRunning, "\(process.stdoutSoFar) \(process.stderrSoFar)")
@@ -177,7 +198,9 @@ struct SyncCommandTests {
         try withStore(at: client) { store in
             _ = try store.append((1...7).map { .put("notes", id: "n\($0)", fields: ["title": .string("note \($0)")]) })
         }
-        let server = try EvstoreProcess(["serve", "--data", directory.appending("data"), "--port", "0", "--tokens", tokens])
+        let server = try EvstoreProcess([
+            "serve", "--data", directory.appending("data"), "--port", "0", "--tokens", tokens,
+        ])
         var port: Int?
         let deadline = ContinuousClock.now + .seconds(30)
         while port == nil && server.isRunning && ContinuousClock.now < deadline {
@@ -204,7 +227,9 @@ struct SyncCommandTests {
             ["sync", client, "--remote", url, "--token", "serve-token", "--store-name", "other", "--format", "jsonl"])
         #expect(other.status == 1, "\(other)")
         // The server's copy, read while the server runs.
-        let served = try await EvstoreProcess.run(["dump", directory.appending("data/notes"), "--items", "--format", "jsonl"])
+        let served = try await EvstoreProcess.run([
+            "dump", directory.appending("data/notes"), "--items", "--format", "jsonl",
+        ])
         let local = try await EvstoreProcess.run(["dump", client, "--items", "--format", "jsonl"])
         #expect(served.status == 0 && served.stdout == local.stdout, "\(served)")
 
@@ -214,17 +239,21 @@ struct SyncCommandTests {
         #expect(!result.timedOut)
     }
 
-    @Test("serve refuses a port outside 1–65535 (exit 64) instead of listening on another one", arguments: ["70000", "65536", "-1", "99999999999"])
+    @Test(
+        "serve refuses a port outside 1–65535 (exit 64) instead of listening on another one",
+        arguments: ["70000", "65536", "-1", "99999999999"])
     func serveWithAPortOutOfRange(_ port: String) async throws {
         let directory = TemporaryDirectory(prefix: "evstore-serve")
         defer { directory.remove() }
         let tokens = directory.appending("tokens.txt")
         try Data("serve-token notes\n".utf8).write(to: URL(fileURLWithPath: tokens))
         let result = try await EvstoreProcess.run(
-            ["serve", "--data", directory.appending("data"), "--port=\(port)", "--tokens", tokens], timeout: .seconds(30))
+            ["serve", "--data", directory.appending("data"), "--port=\(port)", "--tokens", tokens],
+            timeout: .seconds(30))
         #expect(result.status == 64, "\(result)")
         #expect(!result.timedOut)
-        #expect(result.stderr.contains("--port must be from 1 to 65535 (or 0 for any free port), not \(port)"), "\(result)")
+        #expect(
+            result.stderr.contains("--port must be from 1 to 65535 (or 0 for any free port), not \(port)"), "\(result)")
         #expect(!result.stdout.contains("listening"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("data")), "the server never started")
     }

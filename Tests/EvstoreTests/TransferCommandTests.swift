@@ -65,7 +65,8 @@ struct TransferCommandTests {
         var text = ""
         for change in changes {
             var members: [String: Value] = [
-                "collection": .string(change.collection), "id": .string(change.item), "op": .string(change.operation.description),
+                "collection": .string(change.collection), "id": .string(change.item),
+                "op": .string(change.operation.description),
             ]
             if change.operation != .delete { members["fields"] = .object(change.fields) }
             text += JSONLines.canonical(Value.object(members)) + "\n"
@@ -82,7 +83,9 @@ struct TransferCommandTests {
         try #require(events.count == changes.count)
         let origins = Set(events.compactMap { JSONLines.object($0, "id").flatMap { JSONLines.string($0, "origin") } })
         #expect(origins.count == 1, "one replica stamped every change")
-        let stamps = events.compactMap { JSONLines.string($0, "hlc").flatMap(UInt64.init).map(HLCTimestamp.init(rawValue:)) }
+        let stamps = events.compactMap {
+            JSONLines.string($0, "hlc").flatMap(UInt64.init).map(HLCTimestamp.init(rawValue:))
+        }
         #expect(stamps == stamps.sorted() && Set(stamps).count == changes.count)
         let expected = foldWrites(Array(zip(changes, stamps)))
         let items = try await EvstoreProcess.run(["dump", target, "--items", "--format", "jsonl"])
@@ -111,24 +114,51 @@ struct TransferCommandTests {
     @Test(
         "a bad line fails the import (exit 1, names the line) and the store is unchanged",
         arguments: [
-            BadInput(name: "truncated JSON", lines: [good1, good2, #"{"collection": "notes", "id": "x", "op": "put", "fields": {"#], blamed: "line 3"),
+            BadInput(
+                name: "truncated JSON",
+                lines: [good1, good2, #"{"collection": "notes", "id": "x", "op": "put", "fields": {"#], blamed: "line 3"
+            ),
             BadInput(name: "not JSON", lines: [good1, "hello there", good2], blamed: "line 2"),
             BadInput(name: "an array", lines: ["[1, 2]", good1], blamed: "line 1"),
-            BadInput(name: "unknown op", lines: [good1, good2, good1, #"{"collection": "notes", "id": "x", "op": "upsert", "fields": {}}"#], blamed: "line 4"),
-            BadInput(name: "no collection", lines: [good1, #"{"id": "x", "op": "put", "fields": {"a": 1}}"#], blamed: "line 2"),
-            BadInput(name: "fields not an object", lines: [good1, #"{"collection": "notes", "id": "x", "op": "put", "fields": [1]}"#], blamed: "line 2"),
-            BadInput(name: "empty collection name", lines: [good1, good2, #"{"collection": "", "id": "x", "op": "put", "fields": {"a": 1}}"#], blamed: "line 3"),
-            BadInput(name: "patch without fields", lines: [good1, #"{"collection": "notes", "id": "x", "op": "patch", "fields": {}}"#], blamed: "line 2"),
             BadInput(
-                name: "a misspelt key", lines: [good1, good2, #"{"collection": "notes", "id": "n9", "op": "put", "feilds": {"title": "lost"}}"#],
+                name: "unknown op",
+                lines: [good1, good2, good1, #"{"collection": "notes", "id": "x", "op": "upsert", "fields": {}}"#],
+                blamed: "line 4"),
+            BadInput(
+                name: "no collection", lines: [good1, #"{"id": "x", "op": "put", "fields": {"a": 1}}"#],
+                blamed: "line 2"),
+            BadInput(
+                name: "fields not an object",
+                lines: [good1, #"{"collection": "notes", "id": "x", "op": "put", "fields": [1]}"#], blamed: "line 2"),
+            BadInput(
+                name: "empty collection name",
+                lines: [good1, good2, #"{"collection": "", "id": "x", "op": "put", "fields": {"a": 1}}"#],
+                blamed: "line 3"),
+            BadInput(
+                name: "patch without fields",
+                lines: [good1, #"{"collection": "notes", "id": "x", "op": "patch", "fields": {}}"#], blamed: "line 2"),
+            BadInput(
+                name: "a misspelt key",
+                lines: [
+                    good1, good2, #"{"collection": "notes", "id": "n9", "op": "put", "feilds": {"title": "lost"}}"#,
+                ],
                 blamed: #"line 3: unknown key "feilds""#),
             BadInput(
-                name: "an integer beyond Int64", lines: [good1, #"{"collection": "notes", "id": "x", "op": "put", "fields": {"count": 9223372036854775808}}"#],
+                name: "an integer beyond Int64",
+                lines: [
+                    good1,
+                    #"{"collection": "notes", "id": "x", "op": "put", "fields": {"count": 9223372036854775808}}"#,
+                ],
                 blamed: "line 2: invalid JSON: integer 9223372036854775808 does not fit in 64 bits at fields.count"),
             BadInput(
-                name: "an integer below Int64", lines: [#"{"collection": "notes", "id": "x", "op": "put", "fields": {"list": [1, -9223372036854775809]}}"#],
+                name: "an integer below Int64",
+                lines: [
+                    #"{"collection": "notes", "id": "x", "op": "put", "fields": {"list": [1, -9223372036854775809]}}"#
+                ],
                 blamed: "line 1: invalid JSON: integer -9223372036854775809 does not fit in 64 bits at fields.list[1]"),
-            BadInput(name: "an unknown key in an event", lines: [good1, exported(extra: #","colour":"red""#)], blamed: #"line 2: not an event: unknown key "colour""#),
+            BadInput(
+                name: "an unknown key in an event", lines: [good1, exported(extra: #","colour":"red""#)],
+                blamed: #"line 2: not an event: unknown key "colour""#),
             BadInput(
                 name: "an unknown key in an event id", lines: [exported(extra: "", idExtra: #","sequence":1"#), good1],
                 blamed: #"line 1: not an event: unknown key "id.sequence""#),
@@ -209,7 +239,9 @@ struct TransferCommandTests {
         #expect(imported.status == 0, "\(imported)")
         let again = try await EvstoreProcess.run(["export", copy])
         #expect(again.stdout == export.stdout)
-        let items = try withStore(at: copy) { store in try store.read { try $0.items(in: "odd.names_1-x", limit: 10).items } }
+        let items = try withStore(at: copy) { store in
+            try store.read { try $0.items(in: "odd.names_1-x", limit: 10).items }
+        }
         var expected = TransferCommandTests.trickyFields
         expected["key with \"quotes\" and \\"] = "v"
         #expect(items.count == 1)
@@ -229,7 +261,8 @@ struct TransferCommandTests {
         lines[4] = lines[4].replacingOccurrences(of: "\"hlc\":\"\(hlc)\"", with: "\"hlc\":\"\(future)\"")
         try #require(lines[4] != export.lines[4])
         let target = directory.appending("copy")
-        let result = try await EvstoreProcess.run(["import", target, "-"], stdin: Data(lines.joined(separator: "\n").utf8))
+        let result = try await EvstoreProcess.run(
+            ["import", target, "-"], stdin: Data(lines.joined(separator: "\n").utf8))
         #expect(result.status == 1, "\(result)")
         #expect(result.errorLines.count == 1 && result.stderr.contains("line 5"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: target + "/data.mdb"), "nothing was imported")

@@ -144,7 +144,9 @@ struct EnvironmentTests {
         var configuration = Environment.Configuration()
         configuration.readOnly = true
         // A directory without data.mdb, then one whose data.mdb is not an LMDB file.
-        #expect(throws: LMDBError.noSuchFile) { try Environment.open(path: directory.path, configuration: configuration) }
+        #expect(throws: LMDBError.noSuchFile) {
+            try Environment.open(path: directory.path, configuration: configuration)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         let garbage = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         _ = FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: garbage)

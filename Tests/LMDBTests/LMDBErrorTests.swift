@@ -12,7 +12,8 @@ struct LMDBErrorTests {
         (.panic, -30795), (.versionMismatch, -30794), (.invalid, -30793), (.mapFull, -30792),
         (.databasesFull, -30791), (.readersFull, -30790), (.transactionFull, -30788), (.mapResized, -30785),
         (.incompatible, -30784), (.badValueSize, -30781), (.badTransaction, -30782),
-        (.noSpace, ENOSPC), (.ioError, EIO), (.permissionDenied, EACCES), (.operationNotPermitted, EPERM), (.noSuchFile, ENOENT),
+        (.noSpace, ENOSPC), (.ioError, EIO), (.permissionDenied, EACCES), (.operationNotPermitted, EPERM),
+        (.noSuchFile, ENOENT),
         (.notDirectory, ENOTDIR), (.invalidArgument, EINVAL), (.outOfMemory, ENOMEM),
     ]
 

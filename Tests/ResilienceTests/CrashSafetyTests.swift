@@ -49,7 +49,9 @@ struct CrashSafetyTests {
             return "seq \(event.seq): no r field in \(event.fields)"
         }
         let expected = expectedContent(inferred)
-        guard event.item == expected.item else { return "seq \(event.seq): item \(event.item), expected \(expected.item)" }
+        guard event.item == expected.item else {
+            return "seq \(event.seq): item \(event.item), expected \(expected.item)"
+        }
         if let fields = expected.fields {
             guard event.operation == .put, event.fields == fields else {
                 return "seq \(event.seq): \(event.operation) \(event.fields), expected put \(fields)"
@@ -101,7 +103,9 @@ struct CrashSafetyTests {
                 var seenOrigin: Set<UInt64> = []
                 try store.read { reader in
                     try reader.forEachEvent { event in
-                        if event.seq != expectedSeq { problems.append("seq \(event.seq) where \(expectedSeq) was expected") }
+                        if event.seq != expectedSeq {
+                            problems.append("seq \(event.seq) where \(expectedSeq) was expected")
+                        }
                         expectedSeq = event.seq + 1
                         if event.id.origin != store.replicaID { problems.append("seq \(event.seq): foreign origin") }
                         if !seenOrigin.insert(event.id.sequence).inserted {
@@ -117,9 +121,12 @@ struct CrashSafetyTests {
                             continue
                         }
                         if event.id.sequence != ack.originSeq {
-                            problems.append("seq \(ack.seq): origin seq \(event.id.sequence), acknowledged \(ack.originSeq)")
+                            problems.append(
+                                "seq \(ack.seq): origin seq \(event.id.sequence), acknowledged \(ack.originSeq)")
                         }
-                        if let problem = CrashSafetyTests.contentProblem(event, random: ack.random) { problems.append(problem) }
+                        if let problem = CrashSafetyTests.contentProblem(event, random: ack.random) {
+                            problems.append(problem)
+                        }
                     }
                 }
                 // verify() rebuilds in scratch: every round in long mode, every 5th in CI (and the last).
@@ -154,12 +161,13 @@ struct CrashSafetyTests {
             var changes: [Change] = []
             for index in 0..<4000 {
                 let random = generator.next()
-                changes.append(.put(
-                    "notes", id: "n\(random % 900)",
-                    fields: [
-                        "title": .string("\(["alpha", "beta", "gamma", "동기화를"][index % 4]) note \(index)"),
-                        "content": .string("delta kiwi ledger \(random % 1000)"), "tags": .array([.string("work")]),
-                    ]))
+                changes.append(
+                    .put(
+                        "notes", id: "n\(random % 900)",
+                        fields: [
+                            "title": .string("\(["alpha", "beta", "gamma", "동기화를"][index % 4]) note \(index)"),
+                            "content": .string("delta kiwi ledger \(random % 1000)"), "tags": .array([.string("work")]),
+                        ]))
                 if index % 11 == 0 { changes.append(.delete("notes", id: "n\(random % 300)")) }
             }
             _ = try await store.append(changes)
@@ -179,11 +187,14 @@ struct CrashSafetyTests {
             completedRebuilds += child.lines.filter { $0.hasPrefix("rebuilt") }.count
             #expect(child.errorText.isEmpty, "round \(round): \(child.errorText)")
             let (after, report) = try withStore(at: path) { store in (try StoreSnapshot(store), try store.verify()) }
-            #expect(after == before, "round \(round) (seed \(seed), delay \(delay) ms): projections differ after a killed rebuild")
+            #expect(
+                after == before,
+                "round \(round) (seed \(seed), delay \(delay) ms): projections differ after a killed rebuild")
             #expect(report.isConsistent, "round \(round): \(report.problems.prefix(5))")
             if after != before || !report.isConsistent { break }
         }
-        print("crash-safety rebuild: \(kills) kills, \(completedRebuilds) rebuilds completed between kills, seed \(seed)")
+        print(
+            "crash-safety rebuild: \(kills) kills, \(completedRebuilds) rebuilds completed between kills, seed \(seed)")
     }
 
     @Test("pull: a pull killed mid-page resumes; no event lost or duplicated", arguments: TestBackend.all)
@@ -197,9 +208,12 @@ struct CrashSafetyTests {
             let source = try Store.open(at: directory.appending("source"))
             defer { source.close() }
             for chunk in 0..<30 {
-                _ = try await source.append((0..<100).map { index in
-                    .put("notes", id: "n\(chunk)-\(index % 60)", fields: ["title": .string("alpha \(chunk) \(index)")])
-                })
+                _ = try await source.append(
+                    (0..<100).map { index in
+                        .put(
+                            "notes", id: "n\(chunk)-\(index % 60)",
+                            fields: ["title": .string("alpha \(chunk) \(index)")])
+                    })
             }
             let synchronizer = Synchronizer(
                 store: source,
@@ -256,7 +270,9 @@ struct CrashSafetyTests {
             #expect(try store.verify().isConsistent)
         }()
         try await server.stop()
-        print("crash-safety pull (\(backend)): \(runs) runs, \(kills) killed mid-pull, finished by the tool: \(finished), seed \(seed)")
+        print(
+            "crash-safety pull (\(backend)): \(runs) runs, \(kills) killed mid-pull, finished by the tool: \(finished), seed \(seed)"
+        )
         #expect(kills >= 1)
     }
 }

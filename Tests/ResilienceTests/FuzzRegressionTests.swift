@@ -21,7 +21,9 @@ struct FuzzRegressionTests {
 
     @Test("binary decoder: a NaN double in a stored event is reported as corrupt")
     func nanDoubleInStoredEvent() throws {
-        let error = #expect(throws: EventStoreError.self) { try Event(decoding: FuzzRegressionTests.nanDoubleEvent, seq: 1) }
+        let error = #expect(throws: EventStoreError.self) {
+            try Event(decoding: FuzzRegressionTests.nanDoubleEvent, seq: 1)
+        }
         #expect(error?.code == .corrupt)
     }
 

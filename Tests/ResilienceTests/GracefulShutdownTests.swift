@@ -25,7 +25,8 @@ struct GracefulShutdownTests {
         let half = body.count / 2
         // The headers and half the body (ASCII, so any split is a valid string), then the stop.
         let connection = RawConnection(
-            port: server.port, sending: head + String(decoding: body[..<half], as: UTF8.self), receiveTimeout: .seconds(20))
+            port: server.port, sending: head + String(decoding: body[..<half], as: UTF8.self),
+            receiveTimeout: .seconds(20))
         #expect(connection.connected)
         try await Task.sleep(for: .milliseconds(300))
         let stopping = Task { try await server.stop() }

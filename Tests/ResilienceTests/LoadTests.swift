@@ -33,14 +33,18 @@ struct LoadTests {
                 group.addTask {
                     let synchronizer = Synchronizer(
                         store: store,
-                        transport: HTTPTransport(baseURL: server.baseURL, token: ServerHarness.notesToken, storeName: "notes"),
+                        transport: HTTPTransport(
+                            baseURL: server.baseURL, token: ServerHarness.notesToken, storeName: "notes"),
                         remoteName: "server")
                     for round in 0..<rounds {
                         var changes: [Change] = []
                         for event in 0..<eventsPerRound {
                             // Half the writes hit shared items, to make conflicts.
                             let id = event % 2 == 0 ? "shared-\(event)" : "c\(index)-r\(round)-e\(event)"
-                            changes.append(.put("notes", id: id, fields: ["title": .string("alpha \(index) \(round)"), "by": .int(Int64(index))]))
+                            changes.append(
+                                .put(
+                                    "notes", id: id,
+                                    fields: ["title": .string("alpha \(index) \(round)"), "by": .int(Int64(index))]))
                         }
                         _ = try await store.append(changes)
                         let begin = ContinuousClock.now
@@ -92,7 +96,8 @@ struct LoadTests {
         print(
             "load (\(backend)): \(clients) clients × \(rounds) rounds, \(total) events pushed and fanned out to every client in \(loadTime); "
                 + "\(String(format: "%.0f", Double(total) / seconds)) events/s pushed, "
-                + "\(String(format: "%.1f", Double(sorted.count) / seconds)) syncs/s; sync latency p50 \(p50), p99 \(p99)")
+                + "\(String(format: "%.1f", Double(sorted.count) / seconds)) syncs/s; sync latency p50 \(p50), p99 \(p99)"
+        )
         for store in stores { store.close() }
         try await server.stop()
     }

@@ -14,7 +14,9 @@ import Testing
 struct MultiInstanceTests {
     static let token = "multi-instance-token"
 
-    @Test("2 server processes on one PostgreSQL, 50 clients over both, one killed with SIGKILL mid-run: nothing lost, all converge")
+    @Test(
+        "2 server processes on one PostgreSQL, 50 clients over both, one killed with SIGKILL mid-run: nothing lost, all converge"
+    )
     func twoInstancesOneKilled() async throws {
         let directory = TemporaryDirectory(prefix: "two-instances")
         defer { directory.remove() }
@@ -57,7 +59,9 @@ struct MultiInstanceTests {
                 for (index, client) in clients.enumerated() {
                     group.addTask {
                         let events = try await client.append([
-                            .put("notes", id: "c\(index)-r\(number)", fields: ["title": "client \(index) round \(number)"]),
+                            .put(
+                                "notes", id: "c\(index)-r\(number)",
+                                fields: ["title": "client \(index) round \(number)"]),
                             .patch("notes", id: "shared-\(number % 3)", fields: ["by": .int(Int64(index))]),
                         ])
                         do {

@@ -1,19 +1,19 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import Foundation
 import InMemoryLogging
+import LMDB
 import Logging
 import NIOHTTP1
 import SyncTestSupport
-import Foundation
-import LMDB
 import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Map growth, reader-table exhaustion and a full disk: clear errors, no damage, recovery.
@@ -64,14 +64,19 @@ struct ResourceLimitTests {
             }
             let batches = 250
             for batch in 0..<batches {
-                _ = try await store.append((0..<100).map { index in
-                    .put("bulk", id: "b\(batch)-\(index)", fields: ["blob": .string(payload), "n": .int(Int64(index))])
-                })
+                _ = try await store.append(
+                    (0..<100).map { index in
+                        .put(
+                            "bulk", id: "b\(batch)-\(index)",
+                            fields: ["blob": .string(payload), "n": .int(Int64(index))])
+                    })
             }
             stop.store(true, ordering: .relaxed)
             for reader in readers { reader.wait() }
             let size = try FileManager.default.attributesOfItem(atPath: store.path + "/data.mdb")[.size] as? Int ?? 0
-            print("map growth: 1 MiB map grew to a \(size >> 20) MiB file with \(reads.load(ordering: .relaxed)) concurrent reads")
+            print(
+                "map growth: 1 MiB map grew to a \(size >> 20) MiB file with \(reads.load(ordering: .relaxed)) concurrent reads"
+            )
             #expect(problems.values.isEmpty, "\(problems.values.prefix(5))")
             #expect(try store.head() == UInt64(batches * 100))
             #expect(try store.count(in: "bulk") == batches * 100)
@@ -104,7 +109,9 @@ struct ResourceLimitTests {
             }
             for thread in threads { thread.wait() }
             let failures = errors.values
-            print("readers: 12 concurrent reads over 4 slots → \(successes.load(ordering: .relaxed)) succeeded, \(failures.count) refused: \(failures.first ?? "-")")
+            print(
+                "readers: 12 concurrent reads over 4 slots → \(successes.load(ordering: .relaxed)) succeeded, \(failures.count) refused: \(failures.first ?? "-")"
+            )
             #expect(successes.load(ordering: .relaxed) >= 1)
             #expect(successes.load(ordering: .relaxed) + failures.count == 12)
             for failure in failures {
@@ -130,9 +137,10 @@ struct ResourceLimitTests {
                 let payload = String(repeating: "d", count: 1_500)
                 for batch in 0..<10_000 {
                     do {
-                        let events = try await store.append((0..<20).map { index in
-                            .put("fill", id: "f\(batch)-\(index)", fields: ["blob": .string(payload)])
-                        })
+                        let events = try await store.append(
+                            (0..<20).map { index in
+                                .put("fill", id: "f\(batch)-\(index)", fields: ["blob": .string(payload)])
+                            })
                         acknowledged += events.count
                     } catch {
                         failure = error
@@ -146,7 +154,9 @@ struct ResourceLimitTests {
             let (code, text) = ResourceLimitTests.describe(error)
             print("disk full after \(acknowledged) events: \(code): \(text)")
             // ENOSPC (from liblmdb usually EIO, on a short write) reaches the caller as `.diskFull`, saying so.
-            #expect((error as? EventStoreError)?.code == .diskFull, "expected EventStoreError(.diskFull), got \(code): \(text)")
+            #expect(
+                (error as? EventStoreError)?.code == .diskFull,
+                "expected EventStoreError(.diskFull), got \(code): \(text)")
             #expect(text.contains("the disk is full"), "\(text)")
             // Reopen on the full disk: every acknowledged event is there and the projections verify.
             try withStore(at: path) { store in
@@ -184,7 +194,9 @@ struct ResourceLimitTests {
                 store.close()
                 try FileManager.default.removeItem(atPath: path)
             }
-            print("disk full: store creation refused at \(refused) of \(levels.count) free-space levels, each created afterwards")
+            print(
+                "disk full: store creation refused at \(refused) of \(levels.count) free-space levels, each created afterwards"
+            )
             #expect(refused >= 3, "0, 4 and 8 KiB cannot hold a store")
         }
     }
@@ -242,7 +254,8 @@ struct ResourceLimitTests {
                 clients[store] = client
                 let blob = Value.string(String(repeating: "b", count: bytes))
                 let head = try client.head()
-                _ = try await client.append((0..<count).map { .put("notes", id: "e\(head + UInt64($0))", fields: ["blob": blob]) })
+                _ = try await client.append(
+                    (0..<count).map { .put("notes", id: "e\(head + UInt64($0))", fields: ["blob": blob]) })
                 let events = try client.read { reader in
                     try (1...max(try reader.head(), 1)).compactMap { try reader.event(at: $0) }
                 }
@@ -253,8 +266,12 @@ struct ResourceLimitTests {
                 _ reply: RunningServer.Reply, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
             ) {
                 #expect(reply.status == 507, "\(label): \(reply.status) \(reply.text)", sourceLocation: sourceLocation)
-                #expect(reply.problem?.code == "insufficient-storage", "\(label): \(reply.text)", sourceLocation: sourceLocation)
-                #expect(reply.text.contains("urn:eventstore:sync:insufficient-storage"), "\(label)", sourceLocation: sourceLocation)
+                #expect(
+                    reply.problem?.code == "insufficient-storage", "\(label): \(reply.text)",
+                    sourceLocation: sourceLocation)
+                #expect(
+                    reply.text.contains("urn:eventstore:sync:insufficient-storage"), "\(label)",
+                    sourceLocation: sourceLocation)
                 #expect(reply.text.contains("disk is full"), "\(label): \(reply.text)", sourceLocation: sourceLocation)
             }
             for store in ["notes", "other"] {
@@ -265,7 +282,9 @@ struct ResourceLimitTests {
 
             // A push that would create a store: 507, and nothing left that could pass for a store.
             expectInsufficientStorage(try await push("fresh", 3), "push creating a store")
-            #expect(!FileManager.default.fileExists(atPath: tmpfs.path + "/data/fresh"), "the failed creation was cleaned up")
+            #expect(
+                !FileManager.default.fileExists(atPath: tmpfs.path + "/data/fresh"),
+                "the failed creation was cleaned up")
             #expect(try await server.send(.GET, "/v1/stores/fresh").status == 404)
 
             // Pushes to an existing store: accepted while free pages inside its file last, then 507;
@@ -296,7 +315,8 @@ struct ResourceLimitTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-            let page = try PullPage(json: try await server.send(.GET, "/v1/stores/notes/events?after=0&limit=1000").body)
+            let page = try PullPage(
+                json: try await server.send(.GET, "/v1/stores/notes/events?after=0&limit=1000").body)
             #expect(page.events.count == Int(notesHead) && page.head == notesHead)
             #expect(try await server.send(.GET, "/healthz").status == 200)
 

@@ -17,7 +17,8 @@ struct BackendEquivalenceTests {
         limits.maxPageBytes = 3_000
         var lmdbConfiguration = SyncService.Configuration(dataDirectory: directory.appending("server"))
         lmdbConfiguration.limits = limits
-        var postgresConfiguration = SyncService.Configuration(backend: .postgres(try await TestPostgres.freshDatabase()))
+        var postgresConfiguration = SyncService.Configuration(
+            backend: .postgres(try await TestPostgres.freshDatabase()))
         postgresConfiguration.limits = limits
         let lmdb = try SyncService(configuration: lmdbConfiguration)
         defer { lmdb.close() }
@@ -43,11 +44,13 @@ struct BackendEquivalenceTests {
             let events = try allEvents(of: replica)
             for start in stride(from: 0, to: events.count, by: 5) {
                 requests.append(
-                    PushRequest(replica: replica.replicaID, events: Array(events[start..<min(start + 5, events.count)])))
+                    PushRequest(replica: replica.replicaID, events: Array(events[start..<min(start + 5, events.count)]))
+                )
             }
         }
         // Interleave the replicas' batches, and push some twice (duplicates).
-        requests = requests.enumerated().sorted { ($0.offset % 3, $0.offset) < ($1.offset % 3, $1.offset) }.map(\.element)
+        requests = requests.enumerated().sorted { ($0.offset % 3, $0.offset) < ($1.offset % 3, $1.offset) }.map(
+            \.element)
         requests += requests.prefix(4)
 
         for request in requests {

@@ -19,9 +19,11 @@ struct HTTPSyncTests {
             let alice = try fixture.client("alice")
             let bob = try fixture.client("bob", skew: -20_000)
             for index in 0..<120 {
-                try await alice.put("notes", id: "a\(index)", fields: ["title": .string("alpha \(index)"), "n": .int(Int64(index))])
+                try await alice.put(
+                    "notes", id: "a\(index)", fields: ["title": .string("alpha \(index)"), "n": .int(Int64(index))])
             }
-            try await bob.append((0..<30).map { .put("notes", id: "b\($0)", fields: ["title": .string("동기화 \($0)"), "score": 0.5]) })
+            try await bob.append(
+                (0..<30).map { .put("notes", id: "b\($0)", fields: ["title": .string("동기화 \($0)"), "score": 0.5]) })
             let first = try await fixture.synchronizer(alice).sync()
             #expect(first.pushed == 120)
             let second = try await fixture.synchronizer(bob).sync()
@@ -111,7 +113,8 @@ struct HTTPSyncTests {
                 #expect(try reopened.item("notes", "x")?["title"] == "kept")
                 #expect(try reopened.search("kept").count == 1)
             }
-            let down = HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes", timeout: .seconds(1))
+            let down = HTTPTransport(
+                baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes", timeout: .seconds(1))
             await expectSyncErrorCode(.transport) {
                 try await Synchronizer(store: client, transport: down, remoteName: "server").sync()
             }
@@ -129,12 +132,13 @@ struct HTTPSyncTests {
     }
 
     @Test func tokenFiles() throws {
-        let table = try TokenTable(parsing: """
-            # comment line
+        let table = try TokenTable(
+            parsing: """
+                # comment line
 
-            t1 notes tasks   # trailing comment
-            \tt2\t*
-            """)
+                t1 notes tasks   # trailing comment
+                \tt2\t*
+                """)
         #expect(table.count == 2)
         #expect(table.grant(for: "t1") == .stores(["notes", "tasks"]))
         #expect(table.grant(for: "t1")?.allows("tasks") == true)

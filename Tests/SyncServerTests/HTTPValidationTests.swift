@@ -13,9 +13,15 @@ struct HTTPValidationTests {
     /// Seeds the `notes` store with 3 events; returns a client with 3 more unpushed events.
     static func seeded(_ fixture: ServerFixture) async throws -> Store {
         let client = try fixture.client("seed")
-        try await client.append([.put("notes", id: "a", fields: ["title": "alpha"]), .put("notes", id: "b", fields: ["title": "beta"]), .delete("notes", id: "a")])
+        try await client.append([
+            .put("notes", id: "a", fields: ["title": "alpha"]), .put("notes", id: "b", fields: ["title": "beta"]),
+            .delete("notes", id: "a"),
+        ])
         try await fixture.synchronizer(client).sync()
-        try await client.append([.put("notes", id: "c", fields: ["title": "gamma"]), .patch("notes", id: "b", fields: ["done": true]), .put("notes", id: "d", fields: [:])])
+        try await client.append([
+            .put("notes", id: "c", fields: ["title": "gamma"]), .patch("notes", id: "b", fields: ["done": true]),
+            .put("notes", id: "d", fields: [:]),
+        ])
         return client
     }
 
@@ -51,7 +57,9 @@ struct HTTPValidationTests {
             let unauthorized = try await fixture.send(.GET, "/v1/stores/notes", token: nil)
             #expect(unauthorized.headers.first(name: "www-authenticate")?.hasPrefix("Bearer") == true)
             try await Self.expectRefused(fixture, status: 403, code: "forbidden", detail: "\"tasks\"") {
-                try await fixture.send(.POST, "/v1/stores/tasks/events", token: ServerFixture.notesToken, body: Array(#"{"events":[]}"#.utf8))
+                try await fixture.send(
+                    .POST, "/v1/stores/tasks/events", token: ServerFixture.notesToken,
+                    body: Array(#"{"events":[]}"#.utf8))
             }
             #expect(try await fixture.state(of: "tasks") == nil)
             #expect(try await fixture.send(.GET, "/v1/stores/notes", token: ServerFixture.notesToken).status == 200)
@@ -87,7 +95,8 @@ struct HTTPValidationTests {
             var event = valid.first!
             event.fields = ["deep": deep]
             try await Self.expectRefused(fixture, status: 400, code: "malformed-body", detail: "nested deeper") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody([event], replica: client.replicaID))
+                try await fixture.send(
+                    .POST, "/v1/stores/notes/events", body: pushBody([event], replica: client.replicaID))
             }
             try await Self.expectRefused(fixture, status: 400, code: "invalid-request") {
                 try await fixture.send(.GET, "/v1/stores/notes/events?after=-1")
@@ -112,11 +121,13 @@ struct HTTPValidationTests {
             let template = try allEvents(of: client)[3]
             for sequence in 1...51 {
                 var event = template
-                event.id = EventID(origin: ReplicaID(hex: "00000000000000000000000000000001")!, sequence: UInt64(sequence))
+                event.id = EventID(
+                    origin: ReplicaID(hex: "00000000000000000000000000000001")!, sequence: UInt64(sequence))
                 many.append(event)
             }
             try await Self.expectRefused(fixture, status: 413, code: "payload-too-large", detail: "51 events") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", body: pushBody(many, replica: many[0].id.origin))
+                try await fixture.send(
+                    .POST, "/v1/stores/notes/events", body: pushBody(many, replica: many[0].id.origin))
             }
             let accepted = try await fixture.send(
                 .POST, "/v1/stores/notes/events", body: pushBody(Array(many.prefix(50)), replica: many[0].id.origin))
@@ -132,22 +143,30 @@ struct HTTPValidationTests {
             var badName = pending
             badName[1].collection = "no spaces allowed"
             try await Self.expectRefused(fixture, status: 422, code: "invalid-event", detail: "events[1]") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(badName, replica: client.replicaID))
+                try await fixture.send(
+                    .POST, "/v1/stores/notes/events", token: ServerFixture.notesToken,
+                    body: pushBody(badName, replica: client.replicaID))
             }
             var badPatch = pending
             badPatch[1].fields = [:]
             try await Self.expectRefused(fixture, status: 422, code: "invalid-event", detail: "patch") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(badPatch, replica: client.replicaID))
+                try await fixture.send(
+                    .POST, "/v1/stores/notes/events", token: ServerFixture.notesToken,
+                    body: pushBody(badPatch, replica: client.replicaID))
             }
             var future = pending
             future[2].hlc = HLCTimestamp(physical: fixture.clock.now + 61_000, logical: 0)
             try await Self.expectRefused(fixture, status: 422, code: "clock-skew", detail: "events[2]") {
-                try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(future, replica: client.replicaID))
+                try await fixture.send(
+                    .POST, "/v1/stores/notes/events", token: ServerFixture.notesToken,
+                    body: pushBody(future, replica: client.replicaID))
             }
             // Within the bound is fine.
             var near = pending
             near[2].hlc = HLCTimestamp(physical: fixture.clock.now + 59_000, logical: 0)
-            let reply = try await fixture.send(.POST, "/v1/stores/notes/events", token: ServerFixture.notesToken, body: pushBody(near, replica: client.replicaID))
+            let reply = try await fixture.send(
+                .POST, "/v1/stores/notes/events", token: ServerFixture.notesToken,
+                body: pushBody(near, replica: client.replicaID))
             #expect(reply.status == 200, "\(reply.text)")
             #expect(try PushResponse(json: reply.body).accepted == 3)
         }
@@ -185,7 +204,8 @@ struct HTTPValidationTests {
             let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Sources/SyncServer/openapi.json")
             #expect(document.body == [UInt8](try Data(contentsOf: source)))
-            guard case .object(let root)? = try? Value(json: document.body), case .object(let paths)? = root["paths"] else {
+            guard case .object(let root)? = try? Value(json: document.body), case .object(let paths)? = root["paths"]
+            else {
                 Issue.record("the OpenAPI document is not an object with paths")
                 return
             }

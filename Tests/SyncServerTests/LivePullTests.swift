@@ -43,7 +43,9 @@ struct LivePullTests {
 
             // With events already there, a waiting pull answers at once; with none, at the end of
             // its wait, empty.
-            #expect(try await transport.pull(after: 0, limit: 10, check: nil, wait: .seconds(25)).events.count == Int(after))
+            #expect(
+                try await transport.pull(after: 0, limit: 10, check: nil, wait: .seconds(25)).events.count == Int(after)
+            )
             let empty = try await transport.pull(after: after, limit: 10, check: nil, wait: .seconds(1))
             #expect(empty.events.isEmpty && empty.head == after && empty.next == after)
         }
@@ -72,7 +74,8 @@ struct LivePullTests {
             var configuration = Synchronizer.Configuration()
             configuration.pollInterval = nil  // only the live pull can tell bob
             let follower = Synchronizer(
-                store: bob, transport: HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes"),
+                store: bob,
+                transport: HTTPTransport(baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes"),
                 remoteName: "server", configuration: configuration)
             follower.start()
             #expect(try await eventually { (try? bob.item("notes", "hello")) != nil })

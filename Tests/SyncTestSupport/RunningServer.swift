@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
-public import NIOHTTP1
 import EventStore
 public import Logging
 import NIOCore
+public import NIOHTTP1
 import ServiceLifecycle
 public import SyncServer
 
@@ -27,7 +27,8 @@ public final class RunningServer: Sendable {
         configuration.port = 0
         configuration.logger = logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = SyncServer(configuration: configuration)
-        let group = ServiceGroup(services: [server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let group = ServiceGroup(
+            services: [server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         self.server = server
         self.group = group
         self.task = Task { try await group.run() }
@@ -89,6 +90,7 @@ public final class RunningServer: Sendable {
         }
         let response = try await client.execute(request, timeout: .seconds(timeout.components.seconds))
         let buffer = try await response.body.collect(upTo: 64 << 20)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(buffer.readableBytesView))
+        return Reply(
+            status: Int(response.status.code), headers: response.headers, body: Array(buffer.readableBytesView))
     }
 }

@@ -12,6 +12,7 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
     /// LMDB, and PostgreSQL when ``TestPostgres/isEnabled``.
     public static var all: [TestBackend] { TestPostgres.isEnabled ? [.lmdb, .postgres] : [.lmdb] }
 
+    /// The backend's name (`lmdb`, `postgres`), as test names show it.
     public var description: String { rawValue }
 
     /// A backend of this kind: LMDB under `dataDirectory`, or a new PostgreSQL database.

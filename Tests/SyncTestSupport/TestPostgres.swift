@@ -30,7 +30,8 @@ public enum TestPostgres {
     public static func freshDatabase() async throws -> PostgresBackend {
         guard let url else {
             throw TestPostgresError(
-                "no PostgreSQL for the tests: run them with ./Tools/test.sh, which starts one, or set \(environmentKey)")
+                "no PostgreSQL for the tests: run them with ./Tools/test.sh, which starts one, or set \(environmentKey)"
+            )
         }
         var backend = try PostgresBackend(url: url)
         backend.schema = "t_" + String(UInt64.random(in: 0..<UInt64.max), radix: 36)
@@ -51,7 +52,9 @@ public enum TestPostgres {
 
     /// The connection URL of `backend` (as `evstore serve --postgres` takes it).
     public static func url(of backend: PostgresBackend) -> String {
-        let password = backend.password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
+        let password =
+            backend.password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) }
+            ?? ""
         let schema = backend.schema.map { "&schema=\($0)" } ?? ""
         return "postgres://\(backend.username)\(password)@\(backend.host):\(backend.port)/\(backend.database)"
             + "?sslmode=\(backend.tls.rawValue)\(schema)&request_timeout=\(backend.requestTimeout.components.seconds)"

@@ -16,9 +16,9 @@ import EventSync
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes one line to standard output, unbuffered.

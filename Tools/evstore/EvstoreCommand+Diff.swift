@@ -16,7 +16,8 @@ extension EvstoreCommand {
 
         @Argument(help: "The first store (A).") var storeA: String
         @Argument(help: "The second store (B).") var storeB: String
-        @Option(help: ArgumentHelp("The most differences of each kind to print in a table.", valueName: "n")) var limit = 50
+        @Option(help: ArgumentHelp("The most differences of each kind to print in a table.", valueName: "n"))
+        var limit = 50
         @OptionGroup var format: FormatOptions
 
         func validate() throws {
@@ -28,7 +29,8 @@ extension EvstoreCommand {
                 let a = try StoreAccess.openReadOnly(storeA)
                 let b = try StoreAccess.openReadOnly(storeB)
                 let result = try Inspect.diff(a, b)
-                Inspect.printDiff(result, labels: (storeA, storeB), limit: limit, format: format.resolved, output: .standard)
+                Inspect.printDiff(
+                    result, labels: (storeA, storeB), limit: limit, format: format.resolved, output: .standard)
                 if !result.isEqual { throw ExitCode(1) }
             }
         }

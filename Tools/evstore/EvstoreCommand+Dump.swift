@@ -28,11 +28,15 @@ extension EvstoreCommand {
         var section: SectionFlag = .events
         @Option(help: ArgumentHelp("The first seq (events; conflicts: the seq that revealed them).", valueName: "seq"))
         var from: UInt64 = 1
-        @Option(help: ArgumentHelp("The last seq (events, conflicts; default: the head).", valueName: "seq")) var to: UInt64?
+        @Option(help: ArgumentHelp("The last seq (events, conflicts; default: the head).", valueName: "seq")) var to:
+            UInt64?
         @Option(help: "Only this collection (events, items, terms, conflicts).") var collection: String?
-        @Option(help: "Only this item: ID with --collection, or COLLECTION/ID (events, items, conflicts).") var item: String?
-        @Option(help: ArgumentHelp(
-            "Only events (or conflicts with a write) from this origin replica (its id or a prefix).", valueName: "replica"))
+        @Option(help: "Only this item: ID with --collection, or COLLECTION/ID (events, items, conflicts).") var item:
+            String?
+        @Option(
+            help: ArgumentHelp(
+                "Only events (or conflicts with a write) from this origin replica (its id or a prefix).",
+                valueName: "replica"))
         var origin: String?
         @Option(help: ArgumentHelp("The most records to print.", valueName: "n")) var limit: Int?
         @OptionGroup var format: FormatOptions

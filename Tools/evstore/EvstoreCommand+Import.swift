@@ -27,7 +27,9 @@ extension EvstoreCommand {
                 if file == "-" {
                     data = FileHandle.standardInput.readDataToEndOfFile()
                 } else {
-                    guard let contents = FileManager.default.contents(atPath: file) else { throw ToolError("cannot read \(file)") }
+                    guard let contents = FileManager.default.contents(atPath: file) else {
+                        throw ToolError("cannot read \(file)")
+                    }
                     data = contents
                 }
                 let (result, head) = try Transfer.importJSONLines(data, intoStoreAt: options.store)

@@ -23,12 +23,15 @@ extension EvstoreCommand {
 
         @OptionGroup var options: StoreOptions
         @Option(help: "The collection to query.") var collection: String
-        @Option(name: .customLong("where"), help: ArgumentHelp("A filter, FIELD OP VALUE (repeatable; all must hold).", valueName: "filter"))
+        @Option(
+            name: .customLong("where"),
+            help: ArgumentHelp("A filter, FIELD OP VALUE (repeatable; all must hold).", valueName: "filter"))
         var filters: [String] = []
         @Option(help: ArgumentHelp("A sort field, FIELD or FIELD:desc (repeatable).", valueName: "field"))
         var sort: [String] = []
         @Option(help: ArgumentHelp("The most items to print.", valueName: "n")) var limit: Int?
-        @Option(help: ArgumentHelp("Continue after this cursor (from a previous page).", valueName: "cursor")) var after: String?
+        @Option(help: ArgumentHelp("Continue after this cursor (from a previous page).", valueName: "cursor"))
+        var after: String?
         @Flag(help: "Print the number of matching items.") var count = false
         @Flag(help: "Read every item when no declared index serves the query.") var scan = false
         @OptionGroup var format: FormatOptions

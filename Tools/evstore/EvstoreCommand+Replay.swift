@@ -18,7 +18,8 @@ extension EvstoreCommand {
                 """)
 
         @OptionGroup var options: StoreOptions
-        @Option(help: ArgumentHelp("Replay the events up to this seq (default: all).", valueName: "seq")) var to: UInt64?
+        @Option(help: ArgumentHelp("Replay the events up to this seq (default: all).", valueName: "seq")) var to:
+            UInt64?
         @Option(
             help: ArgumentHelp(
                 "Replay the events stamped at or before this clock stamp.",
@@ -34,7 +35,8 @@ extension EvstoreCommand {
         func validate() throws {
             if to != nil && at != nil { throw ValidationError("give --to or --at, not both") }
             if let at, ClockArgument.parse(at) == nil {
-                throw ValidationError("--at \(at) is not a clock stamp (e.g. 2026-11-22T10:39:41.595Z+1 or 117659663177809921)")
+                throw ValidationError(
+                    "--at \(at) is not a clock stamp (e.g. 2026-11-22T10:39:41.595Z+1 or 117659663177809921)")
             }
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         }

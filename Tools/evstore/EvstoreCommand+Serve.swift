@@ -55,7 +55,9 @@ extension EvstoreCommand {
 
         func validate() throws {
             if let problem = ServerSetup.portProblem(port) { throw ValidationError(problem) }
-            guard (0...25).contains(pullWaitLimit) else { throw ValidationError("--pull-wait-limit must be 0–25 seconds") }
+            guard (0...25).contains(pullWaitLimit) else {
+                throw ValidationError("--pull-wait-limit must be 0–25 seconds")
+            }
             if let problem = ServerSetup.tlsProblem(certificate: tlsCert, key: tlsKey) {
                 throw ValidationError(problem)
             }
@@ -76,7 +78,8 @@ extension EvstoreCommand {
                 do {
                     let port = try await server.waitUntilRunning()
                     let scheme = configuration.tls == nil ? "http" : "https"
-                    print("listening on \(scheme)://\(host):\(port)  (stores \(configuration.backend); stop with Ctrl-C)")
+                    print(
+                        "listening on \(scheme)://\(host):\(port)  (stores \(configuration.backend); stop with Ctrl-C)")
                     fflush(nil)
                 } catch {
                     try await running.value

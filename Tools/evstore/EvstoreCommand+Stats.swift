@@ -22,7 +22,8 @@ extension EvstoreCommand {
                 let store = try StoreAccess.openReadOnly(options.store)
                 let attributes = try? FileManager.default.attributesOfItem(atPath: options.store + "/data.mdb")
                 let fileBytes = (attributes?[.size] as? NSNumber)?.intValue
-                Inspect.printStatistics(try store.statistics(), fileBytes: fileBytes, format: format.resolved, output: .standard)
+                Inspect.printStatistics(
+                    try store.statistics(), fileBytes: fileBytes, format: format.resolved, output: .standard)
             }
         }
     }

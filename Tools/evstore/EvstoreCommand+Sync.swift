@@ -47,7 +47,8 @@ extension EvstoreCommand {
                     return
                 }
                 try await SyncOnce.run(
-                    store: store, remote: remote, token: token, storeName: name, timeout: .seconds(timeout), format: format.resolved,
+                    store: store, remote: remote, token: token, storeName: name, timeout: .seconds(timeout),
+                    format: format.resolved,
                     output: .standard)
             }
         }

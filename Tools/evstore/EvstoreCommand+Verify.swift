@@ -39,7 +39,8 @@ extension EvstoreCommand {
                     let server = try ServerStoreAccess.postgres(urls: postgres, store: options.store)
                     defer { server.close() }
                     let verification = try await Inspect.verify(server: server)
-                    guard Inspect.printServerVerification(verification, format: format.resolved, output: .standard) else {
+                    guard Inspect.printServerVerification(verification, format: format.resolved, output: .standard)
+                    else {
                         throw ExitCode(1)
                     }
                     return
@@ -47,10 +48,13 @@ extension EvstoreCommand {
                 let store = try StoreAccess.openReadOnly(options.store)
                 let bar = ProgressBar("verify")
                 let other = try against.map { try StoreAccess.openReadOnly($0) }
-                let verification = try Inspect.verify(store: store, against: other) { bar.update($0.processed, of: $0.total) }
+                let verification = try Inspect.verify(store: store, against: other) {
+                    bar.update($0.processed, of: $0.total)
+                }
                 bar.finish()
                 let consistent = Inspect.printVerification(
-                    verification.report, snapshotHead: verification.snapshotHead, format: format.resolved, output: .standard)
+                    verification.report, snapshotHead: verification.snapshotHead, format: format.resolved,
+                    output: .standard)
                 if !consistent { throw ExitCode(1) }
             }
         }

@@ -107,7 +107,8 @@ public struct ItemChanges: AsyncSequence, Sendable {
                         interpreted = logged
                     }
                     guard let event = interpreted else { return read < ItemChanges.chunkSize }
-                    if collection.map({ $0 == event.collection }) ?? true, ids.map({ $0.contains(event.item) }) ?? true {
+                    if collection.map({ $0 == event.collection }) ?? true, ids.map({ $0.contains(event.item) }) ?? true
+                    {
                         changes.append(
                             ItemChange(
                                 seq: event.seq, collection: event.collection, id: event.item,

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads binary data written by ``ByteWriter`` from a borrowed buffer, checking every bound.
@@ -34,7 +34,9 @@ struct ByteReader {
     mutating func readUInt64() throws -> UInt64 {
         guard remaining >= 8 else { throw ByteReader.corrupt("integer") }
         var value: UInt64 = 0
-        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8])) }
+        withUnsafeMutableBytes(of: &value) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8]))
+        }
         offset += 8
         return UInt64(bigEndian: value)
     }
@@ -43,7 +45,9 @@ struct ByteReader {
     mutating func readUInt32() throws -> UInt32 {
         guard remaining >= 4 else { throw ByteReader.corrupt("integer") }
         var value: UInt32 = 0
-        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 4])) }
+        withUnsafeMutableBytes(of: &value) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 4]))
+        }
         offset += 4
         return UInt32(bigEndian: value)
     }

@@ -64,7 +64,9 @@ struct JSONReader {
             let keyOffset = index
             let key = try string()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after an object key")
+            }
             index += 1
             skipWhitespace()
             let member: Value
@@ -166,7 +168,8 @@ struct JSONReader {
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
                 if (0xD800..<0xDC00).contains(scalar) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw error("lone surrogate in a \\u escape") }
                     index += 2
                     let low = try hex4()
@@ -233,7 +236,9 @@ struct JSONReader {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit in an exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }

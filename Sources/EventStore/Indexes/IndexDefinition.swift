@@ -69,7 +69,8 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
         }
         for field in fields {
             guard !field.isEmpty, field.utf8.count <= Validation.maxFieldNameBytes, !field.utf8.contains(0) else {
-                throw EventStoreError(.invalidName, "index \(name): field name \(field.debugDescription) is empty, too long or holds NUL")
+                throw EventStoreError(
+                    .invalidName, "index \(name): field name \(field.debugDescription) is empty, too long or holds NUL")
             }
         }
     }

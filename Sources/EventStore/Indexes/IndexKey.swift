@@ -105,7 +105,9 @@ enum IndexKey {
 
     /// Appends `bytes` escaped, then `00 01`; or, when that exceeds `capacity`, the longest
     /// escaped prefix that fits with `00 02` (never splitting an escape pair).
-    private static func appendEscaped<Bytes: Sequence<UInt8>>(_ bytes: Bytes, capacity: Int, to key: inout [UInt8]) -> Bool {
+    private static func appendEscaped<Bytes: Sequence<UInt8>>(_ bytes: Bytes, capacity: Int, to key: inout [UInt8])
+        -> Bool
+    {
         let content = capacity - 2
         let start = key.count
         for byte in bytes {

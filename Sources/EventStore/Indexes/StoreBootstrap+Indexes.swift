@@ -56,7 +56,8 @@ extension IndexDefinition {
             if let other = ids.updateValue(definition, forKey: definition.id) {
                 throw EventStoreError(
                     .invalidName,
-                    "indexes \(other.name) and \(definition.name) have the same key prefix; rename a field or declare only one")
+                    "indexes \(other.name) and \(definition.name) have the same key prefix; rename a field or declare only one"
+                )
             }
         }
         return canonical

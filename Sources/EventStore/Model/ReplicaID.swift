@@ -33,7 +33,11 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
             default: return nil
             }
             guard count < 32 else { return nil }
-            if count < 16 { halves.high = halves.high << 4 | UInt64(digit) } else { halves.low = halves.low << 4 | UInt64(digit) }
+            if count < 16 {
+                halves.high = halves.high << 4 | UInt64(digit)
+            } else {
+                halves.low = halves.low << 4 | UInt64(digit)
+            }
             count += 1
         }
         guard count == 32 else { return nil }

@@ -11,9 +11,12 @@ struct ProjectionCounters {
     /// The search index's changes (new documents, dead ones, statistics).
     var search = SearchIndexChanges()
 
-    mutating func adjustCount(_ collection: String, by delta: Int64, tx: ReadTransaction, databases: ProjectionDatabases) throws {
+    mutating func adjustCount(
+        _ collection: String, by delta: Int64, tx: ReadTransaction, databases: ProjectionDatabases
+    ) throws {
         if counts[collection] == nil {
-            counts[collection] = try tx.value(forKey: ProjectionWriter.countKey(collection), in: databases.state)
+            counts[collection] =
+                try tx.value(forKey: ProjectionWriter.countKey(collection), in: databases.state)
                 .map(Counter.decode) ?? 0
         }
         counts[collection]! += delta
@@ -24,7 +27,11 @@ struct ProjectionCounters {
         try search.flush(tx: tx, databases: databases)
         for (collection, count) in counts {
             let key = ProjectionWriter.countKey(collection)
-            if count == 0 { try tx.delete(key, in: databases.state) } else { try tx.put(Counter.encode(count), forKey: key, in: databases.state) }
+            if count == 0 {
+                try tx.delete(key, in: databases.state)
+            } else {
+                try tx.put(Counter.encode(count), forKey: key, in: databases.state)
+            }
         }
         self = ProjectionCounters()
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LMDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Store {
     /// Checks the log's invariants and compares every projection with a rebuild from the log:
@@ -28,9 +29,10 @@ extension Store {
             let head = try reader.head()
             try checkLog(reader, into: &report)
             guard report.isConsistent else {
-                report.record(.init(
-                    kind: "not-compared", database: "*", key: "*",
-                    detail: "projections were not compared: the log failed its checks"))
+                report.record(
+                    .init(
+                        kind: "not-compared", database: "*", key: "*",
+                        detail: "projections were not compared: the log failed its checks"))
                 return
             }
             let scratch = try ScratchProjections(configuration: configuration)
@@ -54,7 +56,8 @@ extension Store {
                         ignoring: name == "state" ? ignore : { _ in false },
                         comparing: name == "items" ? ItemRecord.comparableBytes : { $1 }, into: &report)
                 }
-                try SearchIndexAudit(live: (reader.tx, live), rebuilt: (rebuilt, scratch.databases)).compare(into: &report)
+                try SearchIndexAudit(live: (reader.tx, live), rebuilt: (rebuilt, scratch.databases)).compare(
+                    into: &report)
             }
         }
         return report
@@ -65,9 +68,12 @@ extension Store {
         let replica = try Meta.replicaID(reader.tx, schema.meta)
         let originSequence = try Meta.uint64(reader.tx, schema.meta, Meta.originSequence) ?? 0
         if try Meta.rebuildIsNeeded(reader.tx, schema.meta) {
-            report.record(.init(
-                kind: "rebuild-pending", database: "meta", key: Meta.rebuildNeeded,
-                detail: "the projections must be rebuilt (after a restamp, a configuration change or a format upgrade) and were not yet: opening the store for writing does it"))
+            report.record(
+                .init(
+                    kind: "rebuild-pending", database: "meta", key: Meta.rebuildNeeded,
+                    detail:
+                        "the projections must be rebuilt (after a restamp, a configuration change or a format upgrade) and were not yet: opening the store for writing does it"
+                ))
         }
         try reader.tx.forEach(in: schema.events) { key, value in
             guard let seq = try? Keys.seq(from: key) else {
@@ -75,22 +81,27 @@ extension Store {
                 return true
             }
             if seq != expected {
-                report.record(.init(kind: "log-gap", database: "events", key: "\(seq)", detail: "expected seq \(expected)"))
+                report.record(
+                    .init(kind: "log-gap", database: "events", key: "\(seq)", detail: "expected seq \(expected)"))
             }
             expected = seq + 1
             report.eventsChecked += 1
             do {
                 let event = try Event(decoding: value, seq: seq)
                 if event.id.origin == replica && event.id.sequence > originSequence {
-                    report.record(.init(
-                        kind: "origin-sequence-behind", database: "meta", key: "\(event.id)",
-                        detail: "the store's next id under its replica id would be \(originSequence + 1): it would reuse an id"))
+                    report.record(
+                        .init(
+                            kind: "origin-sequence-behind", database: "meta", key: "\(event.id)",
+                            detail:
+                                "the store's next id under its replica id would be \(originSequence + 1): it would reuse an id"
+                        ))
                 }
                 let mapped = try reader.seq(of: event.id)
                 if mapped != seq {
-                    report.record(.init(
-                        kind: "event-id-mismatch", database: "event_ids", key: "\(event.id)",
-                        detail: "maps to \(mapped.map(String.init) ?? "nothing"), event is at \(seq)"))
+                    report.record(
+                        .init(
+                            kind: "event-id-mismatch", database: "event_ids", key: "\(event.id)",
+                            detail: "maps to \(mapped.map(String.init) ?? "nothing"), event is at \(seq)"))
                 }
             } catch {
                 report.record(.init(kind: "undecodable-event", database: "events", key: "\(seq)", detail: "\(error)"))
@@ -99,9 +110,10 @@ extension Store {
         }
         let ids = try reader.tx.count(of: schema.eventIDs)
         if UInt64(ids) != report.eventsChecked {
-            report.record(.init(
-                kind: "event-id-mismatch", database: "event_ids", key: "*",
-                detail: "\(ids) ids for \(report.eventsChecked) events"))
+            report.record(
+                .init(
+                    kind: "event-id-mismatch", database: "event_ids", key: "*",
+                    detail: "\(ids) ids for \(report.eventsChecked) events"))
         }
     }
 
@@ -132,14 +144,23 @@ extension Store {
                         order = left == nil ? 1 : -1
                     }
                     if order < 0, let entry = left {
-                        report.record(.init(kind: "unexpected", database: name, key: readableKey(name, entry.key), detail: "not in a rebuild from the log"))
+                        report.record(
+                            .init(
+                                kind: "unexpected", database: name, key: readableKey(name, entry.key),
+                                detail: "not in a rebuild from the log"))
                         left = try liveCursor.next()
                     } else if order > 0, let entry = right {
-                        report.record(.init(kind: "missing", database: name, key: readableKey(name, entry.key), detail: "a rebuild from the log has it"))
+                        report.record(
+                            .init(
+                                kind: "missing", database: name, key: readableKey(name, entry.key),
+                                detail: "a rebuild from the log has it"))
                         right = try rebuiltCursor.next()
                     } else if let l = left, let r = right {
                         if !meaning(l.key, l.value).elementsEqual(meaning(r.key, r.value)) {
-                            report.record(.init(kind: "different", database: name, key: readableKey(name, l.key), detail: "value differs from a rebuild"))
+                            report.record(
+                                .init(
+                                    kind: "different", database: name, key: readableKey(name, l.key),
+                                    detail: "value differs from a rebuild"))
                         }
                         left = try liveCursor.next()
                         right = try rebuiltCursor.next()
@@ -175,11 +196,16 @@ func readableKey(_ database: String, _ key: UnsafeRawBufferPointer) -> String {
             let (collection, item) = try? Keys.splitItem(UnsafeRawBufferPointer(rebasing: key[..<second]))
         {
             let rest = UnsafeRawBufferPointer(rebasing: key[(second + 1)...])
-            let seq = rest.count >= 8 ? (try? Keys.seq(from: UnsafeRawBufferPointer(rebasing: rest[rest.startIndex..<rest.startIndex + 8]))) : nil
+            let seq =
+                rest.count >= 8
+                ? (try? Keys.seq(from: UnsafeRawBufferPointer(rebasing: rest[rest.startIndex..<rest.startIndex + 8])))
+                : nil
             return "\(collection)/\(item)@\(seq.map(String.init) ?? hex(rest))"
         }
     default:
-        if let text = String(validating: key, as: UTF8.self), !text.contains(where: { $0.asciiValue.map { $0 < 0x20 } ?? false }) {
+        if let text = String(validating: key, as: UTF8.self),
+            !text.contains(where: { $0.asciiValue.map { $0 < 0x20 } ?? false })
+        {
             return text
         }
     }

@@ -46,7 +46,8 @@ public indirect enum Filter: Sendable, Hashable {
         case .less(let field, let bound): return ValueOrder.compareInType(fields[field], bound).map { $0 < 0 } ?? false
         case .lessOrEqual(let field, let bound):
             return ValueOrder.compareInType(fields[field], bound).map { $0 <= 0 } ?? false
-        case .greater(let field, let bound): return ValueOrder.compareInType(fields[field], bound).map { $0 > 0 } ?? false
+        case .greater(let field, let bound):
+            return ValueOrder.compareInType(fields[field], bound).map { $0 > 0 } ?? false
         case .greaterOrEqual(let field, let bound):
             return ValueOrder.compareInType(fields[field], bound).map { $0 >= 0 } ?? false
         case .between(let field, let lower, let upper):

@@ -31,7 +31,8 @@ struct QueryExecutor {
             try QueryCursor(token: $0, fingerprint: fingerprint, valueCount: plan.order.count)
         }
         let wanted = query.limit.map { $0 + 1 } ?? .max
-        var rows = plan.index == nil ? try scanRows(after: after, wanted: wanted) : try indexRows(after: after, wanted: wanted)
+        var rows =
+            plan.index == nil ? try scanRows(after: after, wanted: wanted) : try indexRows(after: after, wanted: wanted)
         var next: String?
         if let limit = query.limit, rows.count > limit {
             rows.removeLast(rows.count - limit)
@@ -61,7 +62,9 @@ struct QueryExecutor {
         }
         let skipped = planned.prefix.count
         try forEachKey(in: database) { key in
-            let id = try QueryExecutor.splitKey(key, from: skipped, components: index.fields.count - plan.equalityFields).id
+            let id = try QueryExecutor.splitKey(
+                key, from: skipped, components: index.fields.count - plan.equalityFields
+            ).id
             if try reader.itemValues(prefix: itemPrefix, id).map(matches) == true { count += 1 }
             return true
         }
@@ -183,7 +186,8 @@ struct QueryExecutor {
             if truncated && groupEnd == nil { groupEnd = end }
             offset = end
         }
-        guard offset <= key.count, let id = ByteReader.string(validating: UnsafeRawBufferPointer(rebasing: key[offset...]))
+        guard offset <= key.count,
+            let id = ByteReader.string(validating: UnsafeRawBufferPointer(rebasing: key[offset...]))
         else { throw EventStoreError(.corrupt, "index key with an invalid item id") }
         return (id, groupEnd)
     }

@@ -127,7 +127,8 @@ struct QueryPlanner {
             index: index, equalityFields: fixed, rangeField: rangeField, order: order,
             residual: residual.isEmpty ? nil : residual.count == 1 ? residual[0] : .and(residual))
         return Planned(
-            plan: plan, descending: direction == .descending, prefix: prefix, start: start, end: end, capacity: capacity)
+            plan: plan, descending: direction == .descending, prefix: prefix, start: start, end: end, capacity: capacity
+        )
     }
 
     /// The encodings a range filter admits, or `nil` for a filter that is not a range.
@@ -208,11 +209,13 @@ struct QueryPlanner {
         let mixed = Set(query.sort.filter { !equalityOrder.contains($0.field) }.map(\.direction)).count > 1
         var message = "no declared index serves this query on \(query.collection)"
         if fields.isEmpty {
-            message += ": its filters (!=, in with several values, or) cannot bound an index range; "
+            message +=
+                ": its filters (!=, in with several values, or) cannot bound an index range; "
                 + "set Query.allowsScan to read every item of the collection"
         } else {
             let suggestion = IndexDefinition(query.collection, fields: fields)
-            message += "; declare the index \(suggestion.name) (Store.Configuration.indexes, or "
+            message +=
+                "; declare the index \(suggestion.name) (Store.Configuration.indexes, or "
                 + "`evstore index STORE --collection \(query.collection) --fields \(fields.joined(separator: ","))`)"
             if mixed { message += " — and sort all fields in one direction (an index is read one way)" }
             message += ", or set Query.allowsScan to read every item of the collection"

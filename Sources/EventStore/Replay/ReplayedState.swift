@@ -29,7 +29,8 @@ public final class ReplayedState: @unchecked Sendable {
     public func forEachItem(in collection: String? = nil, _ body: (Item) throws -> Bool) throws {
         let prefix = collection.map(Keys.collectionPrefix) ?? []
         try scratch.environment.read { tx in
-            try ItemRecord.forEach(in: scratch.databases.items, tx: tx, from: prefix.isEmpty ? nil : prefix) { key, value in
+            try ItemRecord.forEach(in: scratch.databases.items, tx: tx, from: prefix.isEmpty ? nil : prefix) {
+                key, value in
                 guard key.starts(with: prefix) else { return false }
                 let state = try ItemRecord(decoding: value).state
                 guard state.exists else { return true }
@@ -42,7 +43,9 @@ public final class ReplayedState: @unchecked Sendable {
     /// Every item that existed, optionally in one collection.
     public func items(in collection: String? = nil) throws -> [Item] {
         var items: [Item] = []
-        try forEachItem(in: collection) { items.append($0); return true }
+        try forEachItem(in: collection) {
+            items.append($0); return true
+        }
         return items
     }
 }

@@ -39,7 +39,9 @@ enum Keys {
 
     /// Splits an item key into collection and id.
     static func splitItem(_ key: UnsafeRawBufferPointer) throws -> (collection: String, item: String) {
-        guard let separator = key.firstIndex(of: 0) else { throw EventStoreError(.corrupt, "item key without separator") }
+        guard let separator = key.firstIndex(of: 0) else {
+            throw EventStoreError(.corrupt, "item key without separator")
+        }
         guard let collection = String(validating: UnsafeRawBufferPointer(rebasing: key[..<separator]), as: UTF8.self),
             let item = String(validating: UnsafeRawBufferPointer(rebasing: key[(separator + 1)...]), as: UTF8.self)
         else { throw EventStoreError(.corrupt, "item key is not UTF-8") }

@@ -23,7 +23,9 @@ struct Schema: Sendable {
     /// Opens (and with `create`, creates) every database.
     static func open(in tx: ReadTransaction, create: Bool, projections: [any Projection]) throws -> Schema {
         func open(_ name: String, _ options: DatabaseOptions = []) throws -> Database {
-            if create, let tx = tx as? WriteTransaction { return try tx.openDatabase(named: name, options: options.union(.create)) }
+            if create, let tx = tx as? WriteTransaction {
+                return try tx.openDatabase(named: name, options: options.union(.create))
+            }
             return try tx.openDatabase(named: name)
         }
         let main = try tx.openMainDatabase()

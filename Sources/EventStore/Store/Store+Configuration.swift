@@ -1,6 +1,5 @@
 public import Logging
 
-
 extension Store {
     /// How a store is opened: limits, durability, search and custom projections.
     ///

@@ -55,7 +55,8 @@ extension Store {
             let generation = try StoreReader.activeGeneration(reader.tx, schema)
             let projection = try reader.projection
             var databases: [StoreStatistics.DatabaseStats] = []
-            let named = [("events", schema.events), ("event_ids", schema.eventIDs), ("meta", schema.meta)]
+            let named =
+                [("events", schema.events), ("event_ids", schema.eventIDs), ("meta", schema.meta)]
                 + projection.all.map { ("g\(generation).\($0.name)", $0.database) }
             for (name, database) in named {
                 let stats = try reader.tx.statistics(of: database)

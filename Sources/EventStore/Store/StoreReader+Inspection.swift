@@ -33,7 +33,9 @@ extension StoreReader {
             }
             guard frequency > 0 else { continue }
             var term = String(decoding: raw.dropFirst(collectionPrefix.count), as: UTF8.self)
-            if raw.dropFirst(collectionPrefix.count).first == IndexKeys.tagMarker { term = "#" + String(term.dropFirst()) }
+            if raw.dropFirst(collectionPrefix.count).first == IndexKeys.tagMarker {
+                term = "#" + String(term.dropFirst())
+            }
             guard try body(term, frequency) else { return }
         }
     }

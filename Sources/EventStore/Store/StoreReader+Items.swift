@@ -35,8 +35,11 @@ extension StoreReader {
         return try id.withUTF8 { id in
             try withUnsafeTemporaryAllocation(byteCount: prefix.count + id.count, alignment: 1) { key in
                 prefix.withUnsafeBytes { key.copyMemory(from: $0) }
-                UnsafeMutableRawBufferPointer(rebasing: key[prefix.count...]).copyMemory(from: UnsafeRawBufferPointer(id))
-                return try tx.value(forKey: UnsafeRawBufferPointer(key), in: items).map { try ItemValues(decodingRecord: $0) }
+                UnsafeMutableRawBufferPointer(rebasing: key[prefix.count...]).copyMemory(
+                    from: UnsafeRawBufferPointer(id))
+                return try tx.value(forKey: UnsafeRawBufferPointer(key), in: items).map {
+                    try ItemValues(decodingRecord: $0)
+                }
             }
         }
     }
@@ -109,7 +112,8 @@ extension StoreReader {
     }
 
     /// Conflict records, optionally for one collection or one item, in key order.
-    public func conflicts(collection: String? = nil, item: String? = nil, limit: Int = .max) throws -> [ConflictRecord] {
+    public func conflicts(collection: String? = nil, item: String? = nil, limit: Int = .max) throws -> [ConflictRecord]
+    {
         var prefix: [UInt8] = []
         if let collection {
             prefix = Keys.collectionPrefix(collection)
@@ -135,7 +139,8 @@ extension StoreReader {
     }
 
     /// Every entry of a custom projection's database, in key order.
-    public func projectionEntries(projection name: String, database: String) throws -> [(key: [UInt8], value: [UInt8])] {
+    public func projectionEntries(projection name: String, database: String) throws -> [(key: [UInt8], value: [UInt8])]
+    {
         guard let db = try projection.custom["\(name).\(database)"] else {
             throw EventStoreError(.projection, "no projection database \(name).\(database)")
         }

@@ -35,7 +35,9 @@ package struct FNV1a: Sendable {
 
     /// Eight bytes, big-endian.
     package mutating func combine(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            combine(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 }
 

@@ -98,7 +98,9 @@ public struct SyncCursor: Sendable, Hashable {
         }
         guard bytes.count >= fixed + 8 else { throw damaged }
         let count = next()
-        guard count <= UInt64((bytes.count - fixed - 8) / 8), bytes.count == fixed + 8 + Int(count) * 8 else { throw damaged }
+        guard count <= UInt64((bytes.count - fixed - 8) / 8), bytes.count == fixed + 8 + Int(count) * 8 else {
+            throw damaged
+        }
         deferredRelays = (0..<count).map { _ in next() }
     }
 

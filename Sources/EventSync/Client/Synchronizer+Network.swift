@@ -18,7 +18,8 @@ extension Synchronizer {
                 return status != newValue
             }
             guard changed else { return }
-            configuration.logger.debug("network status changed", metadata: ["remote": "\(remoteName)", "network": "\(newValue)"])
+            configuration.logger.debug(
+                "network status changed", metadata: ["remote": "\(remoteName)", "network": "\(newValue)"])
             networkChanged.signal()
             listenerNetworkChanged.signal()
             wakeup.signal()

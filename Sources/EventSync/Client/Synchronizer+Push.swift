@@ -16,7 +16,9 @@ extension Synchronizer {
         var completed = 0
         let total = try pendingCount()
         let own = Set(try store.ownReplicaIDs())
-        if case .epochChanged = try await retryDeferredRelays(&cursor, own: own, report: &report) { return .epochChanged }
+        if case .epochChanged = try await retryDeferredRelays(&cursor, own: own, report: &report) {
+            return .epochChanged
+        }
         while true {
             try Task.checkCancellation()
             let from = cursor.pushed

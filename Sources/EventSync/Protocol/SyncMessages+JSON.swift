@@ -88,7 +88,8 @@ extension PushRequest {
         let object = try JSONObject(parsing: json, context: "push body")
         if let unknown = object.members.keys.filter({ !PushRequest.keys.contains($0) }).min() {
             throw SyncError(
-                .malformedBody, "push body: unknown key \(unknown.debugDescription) (a push body has events, relay, replica, through)")
+                .malformedBody,
+                "push body: unknown key \(unknown.debugDescription) (a push body has events, relay, replica, through)")
         }
         guard case .array(let values)? = object.members["events"] else {
             throw SyncError(.malformedBody, "push body: \"events\" must be an array of events")
@@ -286,7 +287,8 @@ struct ProblemDetails: Sendable {
 extension SyncError {
     /// The problem details body (`application/problem+json`) for this error.
     public func problemJSON(requestID: String? = nil) -> [UInt8] {
-        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID, eventID: eventID).jsonBytes()
+        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID, eventID: eventID)
+            .jsonBytes()
     }
 
     /// The error a problem details body describes (`nil` when the body is not one).
@@ -329,7 +331,9 @@ struct JSONObject {
         } catch let error as JSONSyntaxError {
             throw SyncError(.malformedBody, "\(context) is not valid JSON: \(error)", cause: error)
         }
-        guard case .object(let members) = value else { throw SyncError(.malformedBody, "\(context) must be a JSON object") }
+        guard case .object(let members) = value else {
+            throw SyncError(.malformedBody, "\(context) must be a JSON object")
+        }
         self.members = members
         self.context = context
     }
@@ -340,7 +344,8 @@ struct JSONObject {
     }
 
     private func failure(_ name: String, _ expected: String) -> SyncError {
-        SyncError(.malformedBody, "\(context): \"\(name)\" \(members[name] == nil ? "is missing" : "must be \(expected)")")
+        SyncError(
+            .malformedBody, "\(context): \"\(name)\" \(members[name] == nil ? "is missing" : "must be \(expected)")")
     }
 
     func string(_ name: String) throws -> String {

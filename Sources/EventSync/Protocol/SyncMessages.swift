@@ -39,7 +39,8 @@ public struct RemoteInfo: Sendable, Hashable {
 
     /// Creates an info.
     public init(
-        store: String, head: UInt64, epoch: String, digest: LogDigest, limits: SyncLimits, replicaHighWater: UInt64? = nil
+        store: String, head: UInt64, epoch: String, digest: LogDigest, limits: SyncLimits,
+        replicaHighWater: UInt64? = nil
     ) {
         self.store = store
         self.head = head

@@ -1,5 +1,5 @@
-public import EventStore
 public import AsyncHTTPClient
+public import EventStore
 import Foundation
 import Logging
 import NIOCore
@@ -52,7 +52,9 @@ public struct HTTPTransport: SyncTransport {
     /// `<baseURL>/v1/stores/<store>`.
     public var remoteIdentifier: String { storeURL }
 
-    private var storeURL: String { "\(baseURL)/v1/stores/\(storeName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? storeName)" }
+    private var storeURL: String {
+        "\(baseURL)/v1/stores/\(storeName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? storeName)"
+    }
 
     /// `GET /v1/stores/{store}` (with `?replica=` when `replica` is given).
     public func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
@@ -62,7 +64,8 @@ public struct HTTPTransport: SyncTransport {
 
     /// `POST /v1/stores/{store}/events`.
     public func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
-        try PushResponse(json: try await send(.POST, storeURL + "/events" + query(check: check, []), body: request.jsonBytes()))
+        try PushResponse(
+            json: try await send(.POST, storeURL + "/events" + query(check: check, []), body: request.jsonBytes()))
     }
 
     /// `GET /v1/stores/{store}/events?after=SEQ&limit=N`.
@@ -89,7 +92,8 @@ public struct HTTPTransport: SyncTransport {
             items += [("epoch", check.epoch), ("mark", String(check.seq)), ("digest", check.digest.description)]
         }
         guard !items.isEmpty else { return "" }
-        return "?" + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0.1)" }
+        return "?"
+            + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0.1)" }
             .joined(separator: "&")
     }
 
@@ -126,7 +130,9 @@ public struct HTTPTransport: SyncTransport {
                 if problem.requestID == nil { problem.requestID = requestID }
                 throw problem
             }
-            throw SyncError(SyncError.Code(name: "http-\(status)", status: status), "\(method) \(url): HTTP \(status)", requestID: requestID)
+            throw SyncError(
+                SyncError.Code(name: "http-\(status)", status: status), "\(method) \(url): HTTP \(status)",
+                requestID: requestID)
         }
         return bytes
     }

@@ -124,7 +124,8 @@ final class LMDBSyncStorage: SyncStorage {
     func storeNames() async throws -> [String] {
         let files = FileManager.default
         let entries = (try? files.contentsOfDirectory(atPath: dataDirectory)) ?? []
-        var names = Set(entries.filter { StoreName.isValid($0) && files.fileExists(atPath: storePath($0) + "/data.mdb") })
+        var names = Set(
+            entries.filter { StoreName.isValid($0) && files.fileExists(atPath: storePath($0) + "/data.mdb") })
         names.formUnion(state.withLock { Array($0.stores.keys) })
         return names.sorted()
     }

@@ -40,7 +40,8 @@ public struct InProcessTransport: SyncTransport {
     public func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
         let logger = service.configuration.logger
         if encodesJSON {
-            return try RemoteInfo(json: try await service.infoJSON(storeName, check: check, replica: replica, logger: logger))
+            return try RemoteInfo(
+                json: try await service.infoJSON(storeName, check: check, replica: replica, logger: logger))
         }
         return try await service.info(storeName, check: check, replica: replica, logger: logger)
     }

@@ -56,15 +56,22 @@ public struct Demo: Sendable {
             ["phone", "replica \(phone.replicaID.description.prefix(8))…", "\(directory)/phone"],
             ["laptop", "replica \(laptop.replicaID.description.prefix(8))…", "\(directory)/laptop"],
         ])
-        let phoneSync = Synchronizer(store: phone, transport: HTTPTransport(baseURL: url, token: token, storeName: "notes"))
-        let laptopSync = Synchronizer(store: laptop, transport: HTTPTransport(baseURL: url, token: token, storeName: "notes"))
+        let phoneSync = Synchronizer(
+            store: phone, transport: HTTPTransport(baseURL: url, token: token, storeName: "notes"))
+        let laptopSync = Synchronizer(
+            store: laptop, transport: HTTPTransport(baseURL: url, token: token, storeName: "notes"))
 
         story.heading("2. The phone writes two notes and syncs; so does the laptop")
         try await phone.append([
-            .put("notes", id: "trip", fields: ["title": "Trip plan", "content": "Train at 9, pack the charger", "tags": ["travel"]]),
+            .put(
+                "notes", id: "trip",
+                fields: ["title": "Trip plan", "content": "Train at 9, pack the charger", "tags": ["travel"]]),
             .put(
                 "notes", id: "sync-design",
-                fields: ["title": "Offline sync design", "content": "Event ranges, per-field merge on hybrid logical clocks", "tags": ["work"]]),
+                fields: [
+                    "title": "Offline sync design", "content": "Event ranges, per-field merge on hybrid logical clocks",
+                    "tags": ["work"],
+                ]),
         ])
         story.rows([
             ["phone", "+ trip", "\"Trip plan\""],
@@ -74,20 +81,27 @@ public struct Demo: Sendable {
         let firstLaptop = try await laptopSync.sync()
         story.rows([
             ["phone  ⇄ server", "pushed \(first.pushed), pulled \(first.pulled)"],
-            ["laptop ⇄ server", "pushed \(firstLaptop.pushed), pulled \(firstLaptop.pulled)", "the laptop has both notes now"],
+            [
+                "laptop ⇄ server", "pushed \(firstLaptop.pushed), pulled \(firstLaptop.pulled)",
+                "the laptop has both notes now",
+            ],
         ])
 
         story.heading("3. Both go offline and keep editing")
         try await phone.append([
             .put(
                 "notes", id: "meeting-ko",
-                fields: ["title": "동기화 회의 메모", "content": "오프라인에서 동기화를 테스트했다. 충돌은 필드 단위로 병합된다.", "tags": ["work", "회의"]]),
+                fields: [
+                    "title": "동기화 회의 메모", "content": "오프라인에서 동기화를 테스트했다. 충돌은 필드 단위로 병합된다.", "tags": ["work", "회의"],
+                ]),
             .patch("notes", id: "sync-design", fields: ["title": "Offline-first sync design"]),
             .patch("notes", id: "trip", fields: ["content": "Train at 9:40, pack the charger and passport"]),
         ])
         try await Task.sleep(for: .milliseconds(20))
         try await laptop.append([
-            .put("notes", id: "groceries", fields: ["title": "Groceries", "content": "Rice, kimchi, coffee beans", "tags": ["home"]]),
+            .put(
+                "notes", id: "groceries",
+                fields: ["title": "Groceries", "content": "Rice, kimchi, coffee beans", "tags": ["home"]]),
             .patch("notes", id: "sync-design", fields: ["title": "Sync design v2"]),
             .patch("notes", id: "trip", fields: ["tags": ["travel", "family"]]),
         ])
@@ -182,7 +196,8 @@ public struct Demo: Sendable {
         for (name, store) in [("phone", phone), ("laptop", laptop)] {
             let report = try store.verify()
             let verdict = report.isConsistent ? "✔ \(name): ok," : "✘ \(name): FAILED,"
-            output.line("\(verdict) \(report.eventsChecked) events; items and search index equal a rebuild from the log")
+            output.line(
+                "\(verdict) \(report.eventsChecked) events; items and search index equal a rebuild from the log")
         }
 
         output.line()

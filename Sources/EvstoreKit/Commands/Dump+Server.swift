@@ -35,7 +35,8 @@ extension Dump {
                     database: "server", key: "epoch", value: .string(info.epoch), text: info.epoch,
                     about: "the store's epoch (changes when a restore is detected)"),
                 MetaEntry(
-                    database: "server", key: "digest", value: .string(info.digest.description), text: info.digest.description,
+                    database: "server", key: "digest", value: .string(info.digest.description),
+                    text: info.digest.description,
                     about: "the log digest at the head (what clients' continuity checks compare)"),
             ].prefix(limit)
             switch format {

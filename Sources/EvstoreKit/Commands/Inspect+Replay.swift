@@ -58,12 +58,14 @@ extension Inspect {
             count += 1
             switch request.format {
             case .jsonl: output.line(Rendering.jsonLine(item))
-            case .table: table.add([item.collection, item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)])
+            case .table:
+                table.add([item.collection, item.id, Rendering.stamp(item.version), Rendering.fields(item.fields)])
             }
             return true
         }
         if request.format == .table {
-            output.line("items at \(Rendering.point(request.point)) (\(state.eventsApplied) events applied, \(count) items):")
+            output.line(
+                "items at \(Rendering.point(request.point)) (\(state.eventsApplied) events applied, \(count) items):")
             table.render().forEach(output.line)
         }
     }
@@ -76,14 +78,18 @@ extension Inspect {
             if request.step { return }
             output.line(
                 state.map(Rendering.jsonLine)
-                    ?? Rendering.jsonLine(["collection": .string(target.collection), "id": .string(target.id), "deleted": true]))
+                    ?? Rendering.jsonLine([
+                        "collection": .string(target.collection), "id": .string(target.id), "deleted": true,
+                    ]))
         case .table:
             if request.step { output.line() }
             guard let state else {
                 output.line("\(target.collection)/\(target.id) does not exist at \(Rendering.point(request.point))")
                 return
             }
-            output.line("\(target.collection)/\(target.id) at \(Rendering.point(request.point)) (version \(Rendering.stamp(state.version))):")
+            output.line(
+                "\(target.collection)/\(target.id) at \(Rendering.point(request.point)) (version \(Rendering.stamp(state.version))):"
+            )
             var table = Table(columns: ["field", "value"])
             table.maxCellWidth = 100
             for name in state.fields.keys.sorted() { table.add([name, Rendering.text(state.fields[name])]) }
@@ -134,23 +140,28 @@ extension Inspect {
             let event = step.event
             switch request.format {
             case .jsonl:
-                output.line(Rendering.jsonLine([
-                    "seq": .int(Int64(event.seq)), "event": Rendering.json(event.id), "hlc": Rendering.json(event.hlc),
-                    "op": .string("\(event.operation)"), "collection": .string(event.collection),
-                    "item": .string(event.item), "changes": .array(step.changes.map(changeJSON)),
-                    "item_after": step.itemAfter.map { .object($0.fields) } ?? .null,
-                    "schema": .int(Int64(event.schema)), "original": step.original.map(Rendering.logged) ?? .null,
-                ]))
+                output.line(
+                    Rendering.jsonLine([
+                        "seq": .int(Int64(event.seq)), "event": Rendering.json(event.id),
+                        "hlc": Rendering.json(event.hlc),
+                        "op": .string("\(event.operation)"), "collection": .string(event.collection),
+                        "item": .string(event.item), "changes": .array(step.changes.map(changeJSON)),
+                        "item_after": step.itemAfter.map { .object($0.fields) } ?? .null,
+                        "schema": .int(Int64(event.schema)), "original": step.original.map(Rendering.logged) ?? .null,
+                    ]))
             case .table:
                 let op = Table.pad("\(event.operation)", 6)
-                output.line("seq \(event.seq)  \(op) \(event.collection)/\(event.item)  by \(names.event(event.id))  at \(Rendering.stamp(event.hlc))")
+                output.line(
+                    "seq \(event.seq)  \(op) \(event.collection)/\(event.item)  by \(names.event(event.id))  at \(Rendering.stamp(event.hlc))"
+                )
                 if let original = step.original { output.line("    " + Rendering.upcastNote(original)) }
                 let width = step.changes.map { Table.displayWidth($0.field) }.max() ?? 0
                 for change in step.changes {
                     output.line("    \(Table.pad(change.field, width))  " + describe(change, names: names, seqs: seqs))
                 }
                 if step.changes.isEmpty {
-                    output.line("    (no field changed\(event.operation == .delete ? "; the item was already gone" : ""))")
+                    output.line(
+                        "    (no field changed\(event.operation == .delete ? "; the item was already gone" : ""))")
                 }
             }
         }
@@ -162,7 +173,8 @@ extension Inspect {
         case .cleared: return "\(Table.cut(Rendering.text(change.old), 40)) → ∅ (cleared)"
         case .lost(let winner):
             let seq = seqs[winner].map { " (seq \($0))" } ?? ""
-            return "lost to \(names.event(winner))\(seq), which has a later stamp; stays \(Table.cut(Rendering.text(change.new), 50))"
+            return
+                "lost to \(names.event(winner))\(seq), which has a later stamp; stays \(Table.cut(Rendering.text(change.new), 50))"
         }
     }
 

@@ -28,16 +28,20 @@ extension Inspect {
         var verification = try verifyAlone(store: store, progress: progress)
         if let other {
             for (mine, theirs) in try compareEvents(store, against: other).conflicting {
-                verification.report.record(.init(
-                    kind: "id-conflict", database: "events", key: "\(mine.id)",
-                    detail: "seq \(mine.seq) (digest \(mine.digest)) is another event at seq \(theirs.seq) of \(other.path) "
-                        + "(digest \(theirs.digest))"))
+                verification.report.record(
+                    .init(
+                        kind: "id-conflict", database: "events", key: "\(mine.id)",
+                        detail:
+                            "seq \(mine.seq) (digest \(mine.digest)) is another event at seq \(theirs.seq) of \(other.path) "
+                            + "(digest \(theirs.digest))"))
             }
         }
         return verification
     }
 
-    private static func verifyAlone(store: Store, progress: (@Sendable (Store.Progress) -> Void)?) throws -> Verification {
+    private static func verifyAlone(store: Store, progress: (@Sendable (Store.Progress) -> Void)?) throws
+        -> Verification
+    {
         let before = try store.statistics().lastTransactionID
         let report = try store.verify(progress: progress)
         guard !report.isConsistent, try store.statistics().lastTransactionID != before else {

@@ -57,10 +57,11 @@ extension Inspect {
         switch format {
         case .jsonl:
             for problem in verification.problems { output.line(Rendering.jsonLine(["problem": .string(problem)])) }
-            output.line(Rendering.jsonLine([
-                "consistent": .bool(verification.isConsistent), "events": .int(Int64(verification.events)),
-                "pages": .int(Int64(verification.pages)), "problems": .int(Int64(verification.problems.count)),
-            ]))
+            output.line(
+                Rendering.jsonLine([
+                    "consistent": .bool(verification.isConsistent), "events": .int(Int64(verification.events)),
+                    "pages": .int(Int64(verification.pages)), "problems": .int(Int64(verification.problems.count)),
+                ]))
         case .table:
             for problem in verification.problems { output.line("problem: \(problem)") }
             output.line(

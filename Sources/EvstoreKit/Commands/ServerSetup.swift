@@ -1,7 +1,7 @@
-public import SyncServer
 import EventStore
 public import EventSyncService
 package import SyncPostgres
+public import SyncServer
 
 /// `evstore serve`: the sync server's configuration from the command line, checked before the
 /// server starts, so that a mistake stops it with a message instead of starting a server that
@@ -70,7 +70,8 @@ public enum ServerSetup {
         case (.some, false):
             throw ToolError.usage("give either --data DIR (stores on this machine) or --postgres URL, not both")
         case (nil, true):
-            throw ToolError.usage("give --data DIR (stores on this machine) or --postgres URL (a shared PostgreSQL database)")
+            throw ToolError.usage(
+                "give --data DIR (stores on this machine) or --postgres URL (a shared PostgreSQL database)")
         }
     }
 

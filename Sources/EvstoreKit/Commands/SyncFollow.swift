@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import Foundation
 public import EventStore
 import EventSync
+import Foundation
 
 /// `evstore sync --follow`: keeps a store in sync with a sync server until interrupted.
 public enum SyncFollow {
@@ -21,7 +21,8 @@ public enum SyncFollow {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let synchronizer = Synchronizer(
             store: store,
-            transport: HTTPTransport(baseURL: remote, token: token, storeName: storeName, httpClient: client, timeout: timeout))
+            transport: HTTPTransport(
+                baseURL: remote, token: token, storeName: storeName, httpClient: client, timeout: timeout))
         let printer = Task {
             for await status in synchronizer.status {
                 guard let line = line(for: status, store: store, format: format) else { continue }

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import Foundation
 public import EventStore
 public import EventSync
+import Foundation
 
 /// `evstore sync`: one sync of a store with a sync server, with push and pull progress bars.
 public enum SyncOnce {
@@ -25,7 +25,8 @@ public enum SyncOnce {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let synchronizer = Synchronizer(
             store: store,
-            transport: HTTPTransport(baseURL: remote, token: token, storeName: storeName, httpClient: client, timeout: timeout))
+            transport: HTTPTransport(
+                baseURL: remote, token: token, storeName: storeName, httpClient: client, timeout: timeout))
         let push = ProgressBar("push")
         let pull = ProgressBar("pull")
         let watcher = Task {
@@ -56,23 +57,27 @@ public enum SyncOnce {
         let head = try store.head()
         switch format {
         case .jsonl:
-            output.line(Rendering.jsonLine([
-                "pushed": .int(Int64(report.pushed)), "pulled": .int(Int64(report.pulled)),
-                "duplicates": .int(Int64(report.duplicates)), "conflicts": .int(Int64(report.conflicts)),
-                "server_head": .int(Int64(report.serverHead)), "epoch_changed": .bool(report.epochChanged),
-                "replica": .string(store.replicaID.description),
-                "restamped": .int(Int64(report.replicaChanges.reduce(0) { $0 + $1.restamped.count })),
-                "head": .int(Int64(head)),
-            ]))
+            output.line(
+                Rendering.jsonLine([
+                    "pushed": .int(Int64(report.pushed)), "pulled": .int(Int64(report.pulled)),
+                    "duplicates": .int(Int64(report.duplicates)), "conflicts": .int(Int64(report.conflicts)),
+                    "server_head": .int(Int64(report.serverHead)), "epoch_changed": .bool(report.epochChanged),
+                    "replica": .string(store.replicaID.description),
+                    "restamped": .int(Int64(report.replicaChanges.reduce(0) { $0 + $1.restamped.count })),
+                    "head": .int(Int64(head)),
+                ]))
         case .table:
             output.line(
                 "pushed \(report.pushed), pulled \(report.pulled), duplicates \(report.duplicates), conflicts \(report.conflicts); "
                     + "the server log has \(report.serverHead) events, this store \(head)")
-            if report.epochChanged { output.line("the server's epoch changed (it was restored or reset): positions were reset") }
+            if report.epochChanged {
+                output.line("the server's epoch changed (it was restored or reset): positions were reset")
+            }
             for change in report.replicaChanges {
                 output.line(
                     "this store reused replica ids published elsewhere (restored from a backup, or copied?): it now writes "
-                        + "under \(change.current); \(change.restamped.count) unpublished events moved to \(change.restampedUnder)")
+                        + "under \(change.current); \(change.restamped.count) unpublished events moved to \(change.restampedUnder)"
+                )
             }
             let names = ReplicaNames(local: store.replicaID)
             for record in report.conflictRecords.prefix(20) {
@@ -90,7 +95,9 @@ public enum SyncOnce {
     static func describe(_ error: SyncError) -> String {
         guard let cause = error.cause else { return error.message }
         let text = "\(cause)"
-        if text.localizedCaseInsensitiveContains("refused") { return "\(error.message): connection refused (is the server running?)" }
+        if text.localizedCaseInsensitiveContains("refused") {
+            return "\(error.message): connection refused (is the server running?)"
+        }
         if text.localizedCaseInsensitiveContains("timeout") || text.localizedCaseInsensitiveContains("timed out") {
             return "\(error.message): timed out"
         }

@@ -72,7 +72,9 @@ public enum Transfer {
     /// removed again when no line could be imported.
     ///
     /// - Returns: What was imported, and the log's head afterwards.
-    public static func importJSONLines(_ data: Data, intoStoreAt path: String) throws -> (result: ImportResult, head: UInt64) {
+    public static func importJSONLines(_ data: Data, intoStoreAt path: String) throws -> (
+        result: ImportResult, head: UInt64
+    ) {
         let lines = try parse(data)
         let isNew = !FileManager.default.fileExists(atPath: path + "/data.mdb")
         let store = try StoreAccess.openWritable(path, create: true)
@@ -114,7 +116,9 @@ public enum Transfer {
                         throw ToolError("line \(line.number): \(error.message); nothing was imported")
                     }
                 }
-                throw ToolError("lines \(batch.first!.number)…\(batch.last!.number): \(ToolError.describe(error)); nothing was imported")
+                throw ToolError(
+                    "lines \(batch.first!.number)…\(batch.last!.number): \(ToolError.describe(error)); nothing was imported"
+                )
             }
         }
         var result = ImportResult()
@@ -199,7 +203,9 @@ public enum Transfer {
     ///
     /// - Returns: The number of events written.
     @discardableResult
-    public static func export(from store: Store, from start: UInt64 = 1, to end: UInt64 = .max, output: Output) throws -> Int {
+    public static func export(from store: Store, from start: UInt64 = 1, to end: UInt64 = .max, output: Output) throws
+        -> Int
+    {
         let bar = ProgressBar("export")
         let head = try store.head()
         var count = 0

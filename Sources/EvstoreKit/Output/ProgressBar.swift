@@ -35,7 +35,8 @@ public final class ProgressBar: @unchecked Sendable {
         guard now.timeIntervalSince(lastDraw) > 0.1 || done >= total else { return }
         lastDraw = now
         drawn = true
-        FileHandle.standardError.write(Data(ProgressBar.line(label, unit, done, total, now.timeIntervalSince(started)).utf8))
+        FileHandle.standardError.write(
+            Data(ProgressBar.line(label, unit, done, total, now.timeIntervalSince(started)).utf8))
     }
 
     /// Ends the bar's line (when one was drawn).
@@ -48,7 +49,9 @@ public final class ProgressBar: @unchecked Sendable {
     }
 
     /// The text of the bar, starting with a carriage return.
-    static func line(_ label: String, _ unit: String, _ done: UInt64, _ total: UInt64, _ elapsed: TimeInterval) -> String {
+    static func line(_ label: String, _ unit: String, _ done: UInt64, _ total: UInt64, _ elapsed: TimeInterval)
+        -> String
+    {
         let elapsed = max(elapsed, 0.001)
         let rate = Double(done) / elapsed
         let fraction = total == 0 ? 1 : min(Double(done) / Double(total), 1)

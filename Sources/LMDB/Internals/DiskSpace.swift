@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// What keeps a full disk from crashing the process: LMDB's files backed before they are mapped,
@@ -25,9 +25,9 @@ enum DiskSpace {
         let cacheLine = 64
         func padded(_ size: Int) -> Int { (size + cacheLine - 1) / cacheLine * cacheLine }
         #if canImport(Darwin)
-        let mutex = 32  // a POSIX semaphore name (MNAME_LEN)
+            let mutex = 32  // a POSIX semaphore name (MNAME_LEN)
         #else
-        let mutex = MemoryLayout<pthread_mutex_t>.size
+            let mutex = MemoryLayout<pthread_mutex_t>.size
         #endif
         // magic, format, the reader mutex, then the 8-byte-aligned transaction id and the reader count.
         let body = (8 + mutex + 7) / 8 * 8 + 8 + 4
@@ -61,13 +61,13 @@ enum DiskSpace {
     /// Allocates the first `length` bytes of `fd`; returns the `errno` of a failure, or `0`.
     private static func allocate(_ fd: Int32, length: Int, wasEmpty: Bool) -> Int32 {
         #if canImport(Darwin)
-        // No posix_fallocate: zero-fill a new file (an existing one may be mapped by another process).
-        guard wasEmpty else { return 0 }
-        let zeros = [UInt8](repeating: 0, count: length)
-        let written = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, length, 0) }
-        return written == length ? 0 : (written < 0 ? errno : ENOSPC)
+            // No posix_fallocate: zero-fill a new file (an existing one may be mapped by another process).
+            guard wasEmpty else { return 0 }
+            let zeros = [UInt8](repeating: 0, count: length)
+            let written = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, length, 0) }
+            return written == length ? 0 : (written < 0 ? errno : ENOSPC)
         #else
-        return posix_fallocate(fd, 0, off_t(length))
+            return posix_fallocate(fd, 0, off_t(length))
         #endif
     }
 

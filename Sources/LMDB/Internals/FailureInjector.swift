@@ -21,19 +21,19 @@ final class FailureInjector: Sendable {
     @inline(__always)
     func forcedCode(for function: String) -> Int32? {
         #if ENABLE_MOCKING
-        return rules.withLock { rules -> Int32? in
-            guard var rule = rules[function], rule.remaining > 0 else { return nil }
-            if rule.skipped > 0 {
-                rule.skipped -= 1
-                rules[function] = rule
-                return nil
+            return rules.withLock { rules -> Int32? in
+                guard var rule = rules[function], rule.remaining > 0 else { return nil }
+                if rule.skipped > 0 {
+                    rule.skipped -= 1
+                    rules[function] = rule
+                    return nil
+                }
+                rule.remaining -= 1
+                rules[function] = rule.remaining > 0 ? rule : nil
+                return rule.code
             }
-            rule.remaining -= 1
-            rules[function] = rule.remaining > 0 ? rule : nil
-            return rule.code
-        }
         #else
-        return nil
+            return nil
         #endif
     }
 }

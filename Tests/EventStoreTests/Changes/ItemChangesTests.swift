@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The change stream: catch-up from the log, then live commits, in seq order, with nothing
 /// missed or repeated across the boundary, however slow the consumer.
@@ -14,7 +14,8 @@ struct ItemChangesTests {
         try await withTemporaryStore(configuration: configuration) { store in
             // More than one catch-up chunk already in the log.
             for batch in 0..<30 {
-                try await store.append((0..<10).map { .put("notes", id: "n\((batch * 10 + $0) % 97)", fields: ["v": .int(Int64(batch))]) })
+                try await store.append(
+                    (0..<10).map { .put("notes", id: "n\((batch * 10 + $0) % 97)", fields: ["v": .int(Int64(batch))]) })
             }
             let total: UInt64 = 300 + 600
             let consumer = Task { () throws -> [ItemChange] in
@@ -34,7 +35,9 @@ struct ItemChangesTests {
                 let size = min(UInt64(1 + random.next() % 3), total - written)
                 let changes: [Change] = (0..<size).map { offset in
                     let id = "n\((written + offset) % 97)"
-                    return random.next() % 5 == 0 ? .delete("notes", id: id) : .patch("notes", id: id, fields: ["v": .int(Int64(written + offset))])
+                    return random.next() % 5 == 0
+                        ? .delete("notes", id: id)
+                        : .patch("notes", id: id, fields: ["v": .int(Int64(written + offset))])
                 }
                 try await store.append(changes)
                 written += size
@@ -44,11 +47,15 @@ struct ItemChangesTests {
             #expect(seen.map(\.seq) == Array(1...total), "every seq once, in order")
             let log = try store.read { reader in
                 var events: [Event] = []
-                try reader.forEachEvent { events.append($0); return true }
+                try reader.forEachEvent {
+                    events.append($0); return true
+                }
                 return events
             }
             for (change, event) in zip(seen, log) {
-                #expect(change.collection == event.collection && change.id == event.item && change.operation == event.operation)
+                #expect(
+                    change.collection == event.collection && change.id == event.item
+                        && change.operation == event.operation)
                 if event.operation == .delete {
                     // The state at delivery may be newer, but a delete delivered live shows no item.
                     if let item = change.item { #expect(item.version > event.hlc) }
@@ -106,7 +113,9 @@ struct ItemChangesTests {
                     return seqs
                 }
             }
-            for round in 0..<100 { try await store.patch("notes", id: "n\(round % 20)", fields: ["a": .int(Int64(round))]) }
+            for round in 0..<100 {
+                try await store.patch("notes", id: "n\(round % 20)", fields: ["a": .int(Int64(round))])
+            }
             for (index, consumer) in consumers.enumerated() {
                 let seqs = try await CoreFixtures.value(of: consumer, timeout: 20) ?? []
                 #expect(seqs == Array(UInt64(index * 5 + 1)...120))

@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import LMDB
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Bad input gets its error and changes nothing.
 struct BadInputGuaranteeTests {
@@ -17,7 +17,10 @@ struct BadInputGuaranteeTests {
         ("empty field name", .put("notes", id: "x", fields: ["": 1]), .invalidName),
         ("long field name", .put("notes", id: "x", fields: [String(repeating: "f", count: 129): 1]), .invalidName),
         ("patch without fields", .patch("notes", id: "x", fields: [:]), .invalidEvent),
-        ("delete with fields", Change(collection: "notes", item: "x", operation: .delete, fields: ["a": 1]), .invalidEvent),
+        (
+            "delete with fields", Change(collection: "notes", item: "x", operation: .delete, fields: ["a": 1]),
+            .invalidEvent
+        ),
         ("infinite number", .put("notes", id: "x", fields: ["a": .double(.infinity)]), .invalidEvent),
         ("NaN", .put("notes", id: "x", fields: ["a": .double(.nan)]), .invalidEvent),
     ]
@@ -38,8 +41,13 @@ struct BadInputGuaranteeTests {
         configuration.maxEventBytes = 1_000
         configuration.maxBatchEvents = 10
         try await withTemporaryStore(configuration: configuration) { store in
-            await expectStoreError(.eventTooLarge) { _ = try await store.put("notes", id: "big", fields: ["a": .string(String(repeating: "x", count: 2_000))]) }
-            await expectStoreError(.batchTooLarge) { _ = try await store.append((0..<11).map { .put("notes", id: "n\($0)", fields: ["a": 1]) }) }
+            await expectStoreError(.eventTooLarge) {
+                _ = try await store.put(
+                    "notes", id: "big", fields: ["a": .string(String(repeating: "x", count: 2_000))])
+            }
+            await expectStoreError(.batchTooLarge) {
+                _ = try await store.append((0..<11).map { .put("notes", id: "n\($0)", fields: ["a": 1]) })
+            }
             let head = try store.head()
             #expect(head == 0)
         }
@@ -56,7 +64,8 @@ struct BadInputGuaranteeTests {
     @Test func garbageDataFileIsNotAStore() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        _ = FileManager.default.createFile(atPath: directory.appending("data.mdb"), contents: Data(repeating: 0xAB, count: 64 << 10))
+        _ = FileManager.default.createFile(
+            atPath: directory.appending("data.mdb"), contents: Data(repeating: 0xAB, count: 64 << 10))
         await expectStoreError(.notAStore) { _ = try Store.open(at: directory.path) }
         let bytes = FileManager.default.contents(atPath: directory.appending("data.mdb"))
         #expect(bytes == Data(repeating: 0xAB, count: 64 << 10), "the foreign file is left untouched")

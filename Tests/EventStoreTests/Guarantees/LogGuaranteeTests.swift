@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import LMDB
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The foundation's promises: encoding, durability across reopen, concurrency, growth,
 /// idempotency, atomicity, clocks and bad input.
@@ -19,7 +19,8 @@ struct LogGuaranteeTests {
     @Test(arguments: EventOperation.allCases)
     func everyValueAndOperationRoundTripsThroughTheEncoding(operation: EventOperation) throws {
         let event = Event(
-            seq: 7, id: EventID(origin: ReplicaID(high: 1, low: 2), sequence: 99), hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 3),
+            seq: 7, id: EventID(origin: ReplicaID(high: 1, low: 2), sequence: 99),
+            hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 3),
             base: HLCTimestamp(physical: 1_700_000_000_000, logical: 0), collection: "notes", item: "n/1",
             operation: operation, fields: operation == .delete ? [:] : LogGuaranteeTests.allValues, schema: 4)
         let decoded = try Event(decoding: event.encoded(), seq: 7)
@@ -29,7 +30,8 @@ struct LogGuaranteeTests {
 
     @Test func truncatedOrForeignBytesAreAnErrorNotACrash() async throws {
         let event = Event(
-            id: EventID(origin: .random(), sequence: 1), hlc: HLCTimestamp(rawValue: 1 << 20), collection: "c", item: "i",
+            id: EventID(origin: .random(), sequence: 1), hlc: HLCTimestamp(rawValue: 1 << 20), collection: "c",
+            item: "i",
             operation: .put, fields: LogGuaranteeTests.allValues)
         let bytes = event.encoded()
         for length in stride(from: 0, to: bytes.count, by: 7) {
@@ -80,7 +82,9 @@ struct LogGuaranteeTests {
                 for task in 0..<64 {
                     group.addTask {
                         for index in 0..<500 {
-                            try await store.append([.put("t\(task)", id: "e\(index)", fields: ["n": .int(Int64(index))])])
+                            try await store.append([
+                                .put("t\(task)", id: "e\(index)", fields: ["n": .int(Int64(index))])
+                            ])
                         }
                     }
                 }
@@ -133,7 +137,8 @@ struct LogGuaranteeTests {
             let now = systemMilliseconds()
             let events = (1...5).map {
                 Event(
-                    id: EventID(origin: origin, sequence: UInt64($0)), hlc: HLCTimestamp(physical: now, logical: UInt16($0)),
+                    id: EventID(origin: origin, sequence: UInt64($0)),
+                    hlc: HLCTimestamp(physical: now, logical: UInt16($0)),
                     collection: "notes", item: "n\($0)", operation: .put, fields: ["title": "t\($0)"])
             }
             let first = try await store.ingest(events)
@@ -155,7 +160,8 @@ struct LogGuaranteeTests {
             }
             let now = systemMilliseconds()
             let good = Event(
-                id: EventID(origin: .random(), sequence: 1), hlc: HLCTimestamp(physical: now, logical: 0), collection: "notes",
+                id: EventID(origin: .random(), sequence: 1), hlc: HLCTimestamp(physical: now, logical: 0),
+                collection: "notes",
                 item: "r1", operation: .put, fields: ["title": "remote"])
             var bad = good
             bad.id.sequence = 2
@@ -190,7 +196,8 @@ struct LogGuaranteeTests {
             #expect(local.hlc > ahead)
 
             let far = Event(
-                id: EventID(origin: .random(), sequence: 1), hlc: HLCTimestamp(physical: clock.now + 120_000, logical: 0),
+                id: EventID(origin: .random(), sequence: 1),
+                hlc: HLCTimestamp(physical: clock.now + 120_000, logical: 0),
                 collection: "notes", item: "poison", operation: .put, fields: ["x": 1])
             let head = try store.head()
             await expectStoreError(.clockSkew) { _ = try await store.ingest([far]) }

@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import LMDB
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The projections' promises: order-independent merge, rebuild determinism, conflicts, custom
 /// projections, change stream, replay.
@@ -21,7 +21,8 @@ struct ProjectionGuaranteeTests {
             let operation: EventOperation = roll < 3 ? .put : (roll < 9 ? .patch : .delete)
             var fields: [String: Value] = [:]
             if operation != .delete {
-                for name in fieldNames where random.next() % 2 == 0 || (operation == .patch && fields.isEmpty && name == "done") {
+                for name in fieldNames
+                where random.next() % 2 == 0 || (operation == .patch && fields.isEmpty && name == "done") {
                     fields[name] = .int(Int64(random.next() % 5))
                 }
             }
@@ -37,7 +38,8 @@ struct ProjectionGuaranteeTests {
     /// 1,000 histories from a fresh base seed each run (printed on failure; set `EVENTSTORE_SEED`
     /// to replay one run), so that every run tries new histories.
     @Test func mergeDependsOnlyOnTheSetOfEvents() {
-        let base = ProcessInfo.processInfo.environment["EVENTSTORE_SEED"].flatMap { UInt64($0) }
+        let base =
+            ProcessInfo.processInfo.environment["EVENTSTORE_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 0..<(UInt64.max / 2))
         for seed in base..<(base + 1_000) {
             let events = ProjectionGuaranteeTests.history(seed: seed)
@@ -60,7 +62,9 @@ struct ProjectionGuaranteeTests {
                 events += ProjectionGuaranteeTests.history(seed: seed * 10 + UInt64(item)).map { event in
                     var event = event
                     event.item = "item\(item)"
-                    if event.operation != .delete { event.fields["content"] = .string("offline sync note \(item) 동기화를") }
+                    if event.operation != .delete {
+                        event.fields["content"] = .string("offline sync note \(item) 동기화를")
+                    }
                     return event
                 }
             }
@@ -101,12 +105,15 @@ struct ProjectionGuaranteeTests {
                 var changes: [Change] = []
                 for _ in 0..<20 {
                     let id = "n\(random.next() % 200)"
-                    let text = (0..<6).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " ")
+                    let text = (0..<6).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(
+                        separator: " ")
                     switch random.next() % 6 {
                     case 0: changes.append(.delete("notes", id: id))
                     case 1, 2: changes.append(.patch("notes", id: id, fields: ["content": .string(text)]))
                     default:
-                        changes.append(.put("notes", id: id, fields: ["title": .string(text), "tags": [.string(words[round % 3])]]))
+                        changes.append(
+                            .put(
+                                "notes", id: id, fields: ["title": .string(text), "tags": [.string(words[round % 3])]]))
                     }
                 }
                 try await store.append(changes)
@@ -137,7 +144,9 @@ struct ProjectionGuaranteeTests {
                 try ItemRecord(decoding: $0).searchDocument
             }
             try tx.put(donor.encoded(), forKey: keys[0], in: items)
-            return (String(decoding: keys[0], as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "/"), donor.encoded())
+            return (
+                String(decoding: keys[0], as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "/"), donor.encoded()
+            )
         }
         #expect(!other.isEmpty)
         let store = try Store.open(at: directory.path)
@@ -198,14 +207,20 @@ struct ProjectionGuaranteeTests {
         let tags = ["home", "work", "travel", "집"]
         func check(_ store: Store) throws {
             let (items, stored) = try store.read { reader in
-                (try reader.items(in: "notes", limit: 10_000).items,
-                 try reader.projectionEntries(projection: "tag-counts", database: "counts"))
+                (
+                    try reader.items(in: "notes", limit: 10_000).items,
+                    try reader.projectionEntries(projection: "tag-counts", database: "counts")
+                )
             }
             var expected: [String: Int64] = [:]
             for item in items {
-                for tag in Set(item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []) { expected[tag, default: 0] += 1 }
+                for tag in Set(item["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []) {
+                    expected[tag, default: 0] += 1
+                }
             }
-            let actual = Dictionary(uniqueKeysWithValues: stored.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) })
+            let actual = Dictionary(
+                uniqueKeysWithValues: stored.map { (String(decoding: $0.key, as: UTF8.self), Counter.decode($0.value)) }
+            )
             #expect(actual == expected)
         }
         do {
@@ -216,7 +231,9 @@ struct ProjectionGuaranteeTests {
                     let id = "n\(random.next() % 40)"
                     switch random.next() % 5 {
                     case 0: changes.append(.delete("notes", id: id))
-                    case 1: changes.append(.patch("notes", id: id, fields: ["tags": [.string(tags[Int(random.next() % 4)])]]))
+                    case 1:
+                        changes.append(
+                            .patch("notes", id: id, fields: ["tags": [.string(tags[Int(random.next() % 4)])]]))
                     default:
                         let picked = tags.filter { _ in random.next() % 2 == 0 }.map(Value.string)
                         changes.append(.put("notes", id: id, fields: ["title": "t", "tags": .array(picked)]))
@@ -242,7 +259,9 @@ struct ProjectionGuaranteeTests {
         try await withTemporaryStore { store in
             for index in 1...10 { try await store.put("notes", id: "n\(index)", fields: ["i": .int(Int64(index))]) }
             let writer = Task {
-                for index in 11...40 { try await store.put("notes", id: "n\(index)", fields: ["i": .int(Int64(index))]) }
+                for index in 11...40 {
+                    try await store.put("notes", id: "n\(index)", fields: ["i": .int(Int64(index))])
+                }
             }
             var seen: [UInt64] = []
             for try await change in store.changes(after: 4) {

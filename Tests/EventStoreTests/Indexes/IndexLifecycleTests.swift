@@ -11,7 +11,8 @@ struct IndexLifecycleTests {
     static let byDue = IndexDefinition("tasks", fields: ["due"])
     static let byOwner = IndexDefinition("tasks", fields: ["owner", "due"])
 
-    static func configuration(_ indexes: [IndexDefinition], _ change: Store.IndexChange = .build) -> Store.Configuration {
+    static func configuration(_ indexes: [IndexDefinition], _ change: Store.IndexChange = .build) -> Store.Configuration
+    {
         var configuration = Store.Configuration()
         configuration.indexes = indexes
         configuration.indexChange = change
@@ -19,14 +20,18 @@ struct IndexLifecycleTests {
     }
 
     static func write(_ store: Store, count: Int = 30, from start: Int = 0) async throws {
-        _ = try await store.append((start..<start + count).map { number in
-            .put("tasks", id: "t\(number)", fields: ["due": .int(Int64(number % 11)), "owner": .string(number % 2 == 0 ? "ana" : "bo")])
-        })
+        _ = try await store.append(
+            (start..<start + count).map { number in
+                .put(
+                    "tasks", id: "t\(number)",
+                    fields: ["due": .int(Int64(number % 11)), "owner": .string(number % 2 == 0 ? "ana" : "bo")])
+            })
     }
 
     /// Creates a store at `path`, writes ``write(_:count:from:)``, runs `then` on it and closes it.
     static func makeStore(
-        _ path: String, _ configuration: Store.Configuration = Store.Configuration(), then: (Store) throws -> Void = { _ in }
+        _ path: String, _ configuration: Store.Configuration = Store.Configuration(),
+        then: (Store) throws -> Void = { _ in }
     ) async throws {
         let store = try Store.open(at: path, configuration: configuration)
         defer { store.close() }
@@ -39,7 +44,8 @@ struct IndexLifecycleTests {
     }
 
     static func expectedDueOrder(_ store: Store) throws -> [String] {
-        QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: nil, order: [SortField("due")]).map(\.id)
+        QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: nil, order: [SortField("due")]).map(
+            \.id)
     }
 
     static func indexEntries(_ store: Store) throws -> Int {
@@ -106,7 +112,8 @@ struct IndexLifecycleTests {
         #expect(refused.code == .configurationMismatch)
         #expect(refused.message.contains("tasks(owner,due)"))
         do {
-            let store = try Store.open(at: directory.path, configuration: Self.configuration([Self.byOwner], .useStored))
+            let store = try Store.open(
+                at: directory.path, configuration: Self.configuration([Self.byOwner], .useStored))
             defer { store.close() }
             #expect(store.configuration.indexes == [Self.byDue])
             #expect(try store.read { try $0.configurationRecord() }?.indexes == [Self.byDue])
@@ -118,7 +125,8 @@ struct IndexLifecycleTests {
             #expect(try Self.indexEntries(store) == 60)
             let query = Query("tasks", filter: .equal("owner", "bo")).sorted(by: "due")
             #expect(try store.plan(query).index == Self.byOwner)
-            let expected = QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: query.filter, order: [SortField("due")])
+            let expected = QueryReference.answer(
+                try QueryReference.allItems(store, "tasks"), filter: query.filter, order: [SortField("due")])
             #expect(try store.query(query).items.map(\.id) == expected.map(\.id))
         }
         do {
@@ -134,7 +142,8 @@ struct IndexLifecycleTests {
     @Test func invalidDeclarationsAreRefused() throws {
         for index in [
             IndexDefinition("tasks", fields: []), IndexDefinition("tasks", fields: ["a", "a"]),
-            IndexDefinition("", fields: ["a"]), IndexDefinition("tasks", fields: Array(repeating: "f", count: 9).enumerated().map { "f\($0.offset)" }),
+            IndexDefinition("", fields: ["a"]),
+            IndexDefinition("tasks", fields: Array(repeating: "f", count: 9).enumerated().map { "f\($0.offset)" }),
         ] {
             let error = try #require(throws: EventStoreError.self) {
                 try withTemporaryStore(configuration: Self.configuration([index])) { _ in }
@@ -201,7 +210,8 @@ struct IndexLifecycleTests {
         #expect(throws: EventStoreError.self) { try ConfigurationRecord(decoding: two) }
         var damaged = ConfigurationRecord(
             search: SearchConfiguration(), tokenizerVersion: 1, projections: [],
-            indexes: [IndexDefinition("tasks", fields: ["a"])]).encoded()
+            indexes: [IndexDefinition("tasks", fields: ["a"])]
+        ).encoded()
         damaged[damaged.count - 2] = 0  // the field name's length: an empty field name
         damaged.removeLast()
         let error = try #require(throws: EventStoreError.self) { try ConfigurationRecord(decoding: damaged) }

@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The observable live query a view binds to: its states, its re-queries, its failures and
 /// retries, untyped and typed.
@@ -25,7 +25,9 @@ struct LiveQueryTests {
     static func fill(_ store: Store) async throws {
         _ = try await store.append(
             (0..<6).map {
-                .put("tasks", id: "t\($0)", fields: ["title": .string("task \($0)"), "done": .bool($0 % 2 == 0), "due": .int(Int64($0))])
+                .put(
+                    "tasks", id: "t\($0)",
+                    fields: ["title": .string("task \($0)"), "done": .bool($0 % 2 == 0), "due": .int(Int64($0))])
             })
     }
 

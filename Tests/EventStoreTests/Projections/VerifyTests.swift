@@ -32,7 +32,8 @@ struct VerifyTests {
             let projections = try F.projectionBytes(store)
             let search = projections["search (contents)"]?.count ?? 0
             #expect(search > 100)
-            let entries = projections.filter { $0.key != "search (contents)" }.values.reduce(0) { $0 + $1.count / 2 } + search
+            let entries =
+                projections.filter { $0.key != "search (contents)" }.values.reduce(0) { $0 + $1.count / 2 } + search
             #expect(report.entriesCompared == UInt64(entries))
         }
     }

@@ -1,7 +1,7 @@
+import EventStoreTestSupport
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The index key encoding: byte order equals value order, for every type and across types,
 /// and truncation of long values keeps every entry where its value belongs.
@@ -81,7 +81,9 @@ struct IndexKeyTests {
                     #expect((cutLeft && cutRight) || lhs == rhs)
                 } else {
                     let expected = lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
-                    #expect(left.lexicographicallyPrecedes(right) == expected, "\(lhs.debugDescription) vs \(rhs.debugDescription)")
+                    #expect(
+                        left.lexicographicallyPrecedes(right) == expected,
+                        "\(lhs.debugDescription) vs \(rhs.debugDescription)")
                 }
             }
         }

@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Live queries: the current answer at once, then a new answer only when a commit changed it.
 struct QueryObservationTests {
@@ -51,7 +51,10 @@ struct QueryObservationTests {
 
     @Test func yieldsTheCurrentAnswerThenOnlyChangedAnswers() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
-            _ = try await store.append((0..<20).map { .put("tasks", id: "t\($0)", fields: ["done": .bool($0 % 2 == 0), "due": .int(Int64($0))]) })
+            _ = try await store.append(
+                (0..<20).map {
+                    .put("tasks", id: "t\($0)", fields: ["done": .bool($0 % 2 == 0), "due": .int(Int64($0))])
+                })
             let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due").limit(3)
             let collector = Collector(store.observe(query))
             defer { collector.task.cancel() }
@@ -96,7 +99,10 @@ struct QueryObservationTests {
     /// only the changes that matter show, and the answers stay current.
     @Test func completeAnswersFollowOnlyTheirItems() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
-            _ = try await store.append((0..<6).map { .put("tasks", id: "t\($0)", fields: ["done": .bool($0 % 2 == 0), "due": .int(Int64($0))]) })
+            _ = try await store.append(
+                (0..<6).map {
+                    .put("tasks", id: "t\($0)", fields: ["done": .bool($0 % 2 == 0), "due": .int(Int64($0))])
+                })
             let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due")
             let collector = Collector(store.observe(query))
             defer { collector.task.cancel() }

@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The defining property of queries: across random writes, patches, deletes, rebuilds and a sync
 /// to a second store, every query's answer (followed through all its pages) equals a filter and
@@ -28,7 +28,11 @@ struct QueryPropertyTests {
 
         mutating func status() -> Value? { pick([nil, .null, "open", "done", "waiting", 3, true]) }
         mutating func due() -> Value? {
-            chance(15) ? pick([nil, .null, "soon"]) : (chance(50) ? .int(Int64.random(in: -5...20, using: &random)) : .double(Double(Int.random(in: -10...40, using: &random)) / 2))
+            chance(15)
+                ? pick([nil, .null, "soon"])
+                : (chance(50)
+                    ? .int(Int64.random(in: -5...20, using: &random))
+                    : .double(Double(Int.random(in: -10...40, using: &random)) / 2))
         }
         mutating func title() -> Value? {
             if chance(10) { return nil }
@@ -80,7 +84,8 @@ struct QueryPropertyTests {
             }
             let sorts: [[SortField]] = [
                 [], [SortField("due")], [SortField("due", .descending)], [SortField("title")],
-                [SortField("status"), SortField("due")], [SortField("status", .descending), SortField("due", .descending)],
+                [SortField("status"), SortField("due")],
+                [SortField("status", .descending), SortField("due", .descending)],
                 [SortField("title", .descending)], [SortField("due"), SortField("title", .descending)],
             ]
             return Query(
@@ -100,18 +105,23 @@ struct QueryPropertyTests {
             plan = try store.plan(query)
         }
         // The plan orders by the query's sort fields that no equality fixes, first.
-        let fixed = Set((query.filter?.conjuncts ?? []).compactMap { filter -> String? in
-            if case .equal(let field, _) = filter { return field }
-            return nil
-        })
+        let fixed = Set(
+            (query.filter?.conjuncts ?? []).compactMap { filter -> String? in
+                if case .equal(let field, _) = filter { return field }
+                return nil
+            })
         let unfixed = query.sort.filter { !fixed.contains($0.field) }
         #expect(Array(plan.order.prefix(unfixed.count)) == unfixed || plan.index == nil, "\(query) \(plan)")
         let expected = QueryReference.answer(items, filter: query.filter, order: plan.order)
         let actual = try QueryReference.allPages(store, query, maxPages: items.count + 2)
         let same = actual.map(\.id) == expected.map(\.id) && actual == expected
         if !same {
-            func short(_ items: [Item]) -> String { items.prefix(30).map { $0.id.count > 12 ? "k…" + $0.id.suffix(2) : $0.id }.joined(separator: " ") }
-            Issue.record("\(query)\n\(plan)\nactual   (\(actual.count)): \(short(actual))\nexpected (\(expected.count)): \(short(expected))")
+            func short(_ items: [Item]) -> String {
+                items.prefix(30).map { $0.id.count > 12 ? "k…" + $0.id.suffix(2) : $0.id }.joined(separator: " ")
+            }
+            Issue.record(
+                "\(query)\n\(plan)\nactual   (\(actual.count)): \(short(actual))\nexpected (\(expected.count)): \(short(expected))"
+            )
         }
         #expect(try store.count(query) == expected.count, "\(query)")
         return same
@@ -140,7 +150,9 @@ struct QueryPropertyTests {
             defer { replica.close() }
             let events = try store.read { reader in
                 var events: [Event] = []
-                try reader.forEachEvent { events.append($0); return true }
+                try reader.forEachEvent {
+                    events.append($0); return true
+                }
                 return events
             }
             _ = try await replica.ingest(events)

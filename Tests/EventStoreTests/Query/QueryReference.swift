@@ -57,7 +57,8 @@ enum QueryReference {
         case .equal(let field, let value): return compare(fields[field], value) == 0
         case .notEqual(let field, let value): return compare(fields[field], value) != 0
         case .less(let field, let bound): return sameType(fields[field], bound) && compare(fields[field], bound) < 0
-        case .lessOrEqual(let field, let bound): return sameType(fields[field], bound) && compare(fields[field], bound) <= 0
+        case .lessOrEqual(let field, let bound):
+            return sameType(fields[field], bound) && compare(fields[field], bound) <= 0
         case .greater(let field, let bound): return sameType(fields[field], bound) && compare(fields[field], bound) > 0
         case .greaterOrEqual(let field, let bound):
             return sameType(fields[field], bound) && compare(fields[field], bound) >= 0

@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Queries answered from declared indexes: the planner rule, filters, sorts, cursors, counts,
 /// and the hostile cases (bad cursors, undeclared indexes, mixed types, huge values).
@@ -62,7 +62,8 @@ struct QueryTests {
             let plan = try store.plan(query)
             #expect(plan.index == IndexDefinition("tasks", fields: ["due"]))
             #expect(plan.rangeField == "due")
-            let expected = QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: query.filter, order: plan.order)
+            let expected = QueryReference.answer(
+                try QueryReference.allItems(store, "tasks"), filter: query.filter, order: plan.order)
             #expect(!expected.isEmpty)
             #expect(try QueryReference.allPages(store, query).map(\.id) == expected.map(\.id))
             #expect(try store.count(query) == expected.count)
@@ -72,12 +73,14 @@ struct QueryTests {
     @Test func residualFiltersAreCheckedOnItems() async throws {
         try await Self.withTasks { store in
             let filter: Filter = .and([
-                .greater("due", 5), .notEqual("done", true), .or([.prefix("title", "task 1"), .oneOf("due", [40, 41, 42])]),
+                .greater("due", 5), .notEqual("done", true),
+                .or([.prefix("title", "task 1"), .oneOf("due", [40, 41, 42])]),
             ])
             let query = Query("tasks", filter: filter, sort: [SortField("due")], limit: 4)
             let plan = try store.plan(query)
             #expect(plan.residual != nil)
-            let expected = QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: filter, order: plan.order)
+            let expected = QueryReference.answer(
+                try QueryReference.allItems(store, "tasks"), filter: filter, order: plan.order)
             #expect(try QueryReference.allPages(store, query).map(\.id) == expected.map(\.id))
             #expect(try store.count(query) == expected.count)
         }
@@ -87,9 +90,14 @@ struct QueryTests {
         try await Self.withTasks { store in
             _ = try await store.put("tasks", id: "null-due", fields: ["title": "x", "due": .null])
             let missing = try store.query(Query("tasks", filter: .missing("due")))
-            #expect(Set(missing.items.map(\.id)) == Set(["t00", "t07", "t14", "t21", "t28", "t35", "t42", "t49", "t56", "null-due"]))
+            #expect(
+                Set(missing.items.map(\.id))
+                    == Set(["t00", "t07", "t14", "t21", "t28", "t35", "t42", "t49", "t56", "null-due"]))
             let prefixed = try store.query(Query("tasks", filter: .prefix("title", "task 5")))
-            #expect(prefixed.items.map(\.id) == ["t05", "t50", "t51", "t52", "t53", "t54", "t55", "t56", "t57", "t58", "t59"])
+            #expect(
+                prefixed.items.map(\.id) == [
+                    "t05", "t50", "t51", "t52", "t53", "t54", "t55", "t56", "t57", "t58", "t59",
+                ])
         }
     }
 
@@ -115,7 +123,8 @@ struct QueryTests {
             // Only an explicit scan answers them.
             let scanned = try store.query(mixed.allowingScan())
             #expect(try store.plan(mixed.allowingScan()).index == nil)
-            let expected = QueryReference.answer(try QueryReference.allItems(store, "tasks"), filter: nil, order: mixed.sort)
+            let expected = QueryReference.answer(
+                try QueryReference.allItems(store, "tasks"), filter: nil, order: mixed.sort)
             #expect(scanned.items.map(\.id) == expected.map(\.id))
             let orError = try #require(throws: EventStoreError.self) {
                 try store.query(Query("tasks", filter: .or([.equal("a", 1), .equal("b", 2)])))
@@ -168,7 +177,9 @@ struct QueryTests {
             let lastDue = last.fields["due"]
             let expected = all.filter { item in
                 let order = QueryReference.compare(item.fields["due"], lastDue)
-                return order > 0 || (order == 0 && item.id.utf8.lexicographicallyPrecedes(last.id.utf8) == false && item.id != last.id)
+                return order > 0
+                    || (order == 0 && item.id.utf8.lexicographicallyPrecedes(last.id.utf8) == false
+                        && item.id != last.id)
             }
             #expect(rest.map(\.id) == expected.map(\.id))
             #expect(rest.contains { $0.id == "late" })
@@ -179,8 +190,11 @@ struct QueryTests {
     // MARK: Hostile values
 
     @Test func mixedTypesInOneIndexedField() async throws {
-        try await withTemporaryStore(configuration: Self.configuration([IndexDefinition("mixed", fields: ["v"])])) { store in
-            let values: [Value?] = [nil, .null, false, true, 3, 2.5, -1, "3", "a", "", .array([1]), .object(["k": "v"]), 3.0]
+        try await withTemporaryStore(configuration: Self.configuration([IndexDefinition("mixed", fields: ["v"])])) {
+            store in
+            let values: [Value?] = [
+                nil, .null, false, true, 3, 2.5, -1, "3", "a", "", .array([1]), .object(["k": "v"]), 3.0,
+            ]
             var changes: [Change] = []
             for (number, value) in values.enumerated() {
                 changes.append(.put("mixed", id: "m\(number)", fields: value.map { ["v": $0] } ?? ["other": 1]))
@@ -188,12 +202,16 @@ struct QueryTests {
             _ = try await store.append(changes)
             let all = try QueryReference.allItems(store, "mixed")
             let sorted = Query("mixed").sorted(by: "v")
-            #expect(try store.query(sorted).items.map(\.id) == QueryReference.answer(all, filter: nil, order: sorted.sort).map(\.id))
+            #expect(
+                try store.query(sorted).items.map(\.id)
+                    == QueryReference.answer(all, filter: nil, order: sorted.sort).map(\.id))
             #expect(try store.query(sorted).items.map(\.id).prefix(4) == ["m0", "m1", "m2", "m3"])
             // Range comparisons stay within the bound's type; numbers compare by value.
-            #expect(Set(try store.query(Query("mixed", filter: .greater("v", 0))).items.map(\.id)) == ["m4", "m5", "m12"])
+            #expect(
+                Set(try store.query(Query("mixed", filter: .greater("v", 0))).items.map(\.id)) == ["m4", "m5", "m12"])
             #expect(Set(try store.query(Query("mixed", filter: .equal("v", 3))).items.map(\.id)) == ["m4", "m12"])
-            #expect(Set(try store.query(Query("mixed", filter: .less("v", "b"))).items.map(\.id)) == ["m7", "m8", "m9"])
+            #expect(
+                Set(try store.query(Query("mixed", filter: .less("v", "b"))).items.map(\.id)) == ["m7", "m8", "m9"])
             #expect(Set(try store.query(Query("mixed", filter: .equal("v", .array([1])))).items.map(\.id)) == ["m10"])
             #expect(try store.count(Query("mixed", filter: .notEqual("v", 3)).allowingScan()) == values.count - 2)
         }
@@ -207,7 +225,8 @@ struct QueryTests {
             var random = SeededGenerator(seed: 3)
             var changes: [Change] = []
             for number in 0..<80 {
-                let tail = String((0..<Int.random(in: 0..<6, using: &random)).map { _ in "ab\0c".randomElement(using: &random)! })
+                let tail = String(
+                    (0..<Int.random(in: 0..<6, using: &random)).map { _ in "ab\0c".randomElement(using: &random)! })
                 let body = number % 10 == 0 ? "short \(number)" : base + tail
                 let id = number % 4 == 0 ? String(repeating: "i", count: 250) + "\(number)" : "d\(number)"
                 changes.append(.put("docs", id: id, fields: ["body": .string(body), "n": .int(Int64(number % 5))]))
@@ -236,9 +255,10 @@ struct QueryTests {
 
     @Test func invalidQueries() throws {
         try withTemporaryStore(configuration: Self.configuration(Self.taskIndexes)) { store in
-            for query in [Query("tasks").sorted(by: "due").limit(0), Query("").allowingScan(),
-                Query("tasks").sorted(by: "due").sorted(by: "due", .descending)]
-            {
+            for query in [
+                Query("tasks").sorted(by: "due").limit(0), Query("").allowingScan(),
+                Query("tasks").sorted(by: "due").sorted(by: "due", .descending),
+            ] {
                 let error = try #require(throws: EventStoreError.self) { try store.query(query) }
                 #expect(error.code == .invalidQuery)
             }
@@ -275,7 +295,11 @@ struct QueryTests {
             var changes: [Change] = []
             for number in 0..<200 {
                 changes.append(
-                    .put("notes", id: "n\(number)", fields: ["title": "sync notes \(number)", "folder": .string(number % 50 == 0 ? "work" : "home")]))
+                    .put(
+                        "notes", id: "n\(number)",
+                        fields: [
+                            "title": "sync notes \(number)", "folder": .string(number % 50 == 0 ? "work" : "home"),
+                        ]))
             }
             _ = try await store.append(changes)
             let hits = try store.search("sync", in: "notes", filter: .equal("folder", "work"), limit: 10)

@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Typed queries: key paths on `Codable` models, the same plans and answers as untyped ones.
 struct TypedQueryTests {
@@ -44,8 +44,10 @@ struct TypedQueryTests {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             let tasks = store.collection(Task.self, named: "tasks")
             try await Self.fill(tasks)
-            let query = tasks.query().where(\.done, .equals(false)).where(\.due, .atLeast(Self.start.addingTimeInterval(3600)))
-                .sorted(by: \.due, .descending).limit(3)
+            let query = tasks.query().where(\.done, .equals(false)).where(
+                \.due, .atLeast(Self.start.addingTimeInterval(3600))
+            )
+            .sorted(by: \.due, .descending).limit(3)
             var models: [Task] = []
             var page = try tasks.fetch(query)
             models += page.models
@@ -55,13 +57,17 @@ struct TypedQueryTests {
             }
             let all = try tasks.all(limit: 100).models
             let expected = all.filter { !$0.done && $0.due >= Self.start.addingTimeInterval(3600) }
-                .sorted { $0.due != $1.due ? $0.due > $1.due : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) == false }
+                .sorted {
+                    $0.due != $1.due ? $0.due > $1.due : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) == false
+                }
             #expect(models == expected)
             #expect(try tasks.count(query) == expected.count)
 
-            let missing = try tasks.fetch(tasks.query().where(\.folder, .isMissing).sorted(by: \.folder).sorted(by: \.title))
+            let missing = try tasks.fetch(
+                tasks.query().where(\.folder, .isMissing).sorted(by: \.folder).sorted(by: \.title))
             #expect(missing.models.map(\.id) == ["t0", "t4", "t8"])
-            let prefixed = try tasks.fetch(tasks.query().where(\.folder, .equals("f1")).where(\.title, .hasPrefix("task 1")))
+            let prefixed = try tasks.fetch(
+                tasks.query().where(\.folder, .equals("f1")).where(\.title, .hasPrefix("task 1")))
             #expect(prefixed.models.map(\.id) == ["t1", "t11"])
             let oneOf = try tasks.fetch(tasks.query().where(\.folder, .isIn(["f0", "f1"])).allowingScan())
             #expect(oneOf.models.count == 9)
@@ -81,7 +87,9 @@ struct TypedQueryTests {
                 #expect(error.message.contains("does not name a stored property"))
             }
             // An undeclared index names the fields as the model stores them.
-            let error = try #require(throws: EventStoreError.self) { try tasks.fetch(tasks.query().sorted(by: \.title)) }
+            let error = try #require(throws: EventStoreError.self) {
+                try tasks.fetch(tasks.query().sorted(by: \.title))
+            }
             #expect(error.code == .indexRequired)
             #expect(error.message.contains("tasks(title)"))
         }
@@ -91,7 +99,8 @@ struct TypedQueryTests {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             let tasks = store.collection(Task.self, named: "tasks")
             try await Self.fill(tasks)
-            var iterator = tasks.observe(tasks.query().where(\.folder, .equals("f0")).sorted(by: \.title)).makeAsyncIterator()
+            var iterator = tasks.observe(tasks.query().where(\.folder, .equals("f0")).sorted(by: \.title))
+                .makeAsyncIterator()
             let first = try await iterator.next()
             #expect(first?.models.map(\.id) == ["t10", "t2", "t6"])
             try await tasks.put(Task(id: "t20", title: "a first", done: false, due: Self.start, folder: "f0"))

@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Replay: the state at a seq or a clock stamp equals the merge of exactly the events up to it;
 /// step-by-step replays say what each event did to each field; field histories name one winner.
@@ -35,7 +35,8 @@ struct ReplayTests {
                 let remote = Int(random.next() % 2)
                 remoteSequence[remote] += 1
                 let offset = Int64(random.next() % 4_000) - 2_000  // up to 2 s behind or ahead
-                let stamp = HLCTimestamp(physical: UInt64(Int64(clock.now) + offset), logical: UInt16(remoteSequence[remote]))
+                let stamp = HLCTimestamp(
+                    physical: UInt64(Int64(clock.now) + offset), logical: UInt16(remoteSequence[remote]))
                 let operation: EventOperation = roll == 9 ? .delete : .patch
                 let event = CoreFixtures.remote(
                     remotes[remote], remoteSequence[remote], at: stamp, item: id, in: collection, operation,
@@ -45,7 +46,9 @@ struct ReplayTests {
         }
         return try store.read { reader in
             var events: [Event] = []
-            try reader.forEachEvent { events.append($0); return true }
+            try reader.forEachEvent {
+                events.append($0); return true
+            }
             return events
         }
     }
@@ -71,7 +74,8 @@ struct ReplayTests {
                 #expect(state.point == .seq(point))
                 for collection in ["notes", "tasks"] {
                     let expected = ProjectionFixtures.expectedItems(prefix)[collection] ?? [:]
-                    #expect(ReplayTests.fields(try state.items(in: collection)) == expected, "seq \(point), \(collection)")
+                    #expect(
+                        ReplayTests.fields(try state.items(in: collection)) == expected, "seq \(point), \(collection)")
                 }
                 let all = try state.items()
                 #expect(all.count == (try state.items(in: "notes").count + state.items(in: "tasks").count))
@@ -110,7 +114,8 @@ struct ReplayTests {
                 #expect(state.eventsApplied == UInt64(included.count))
                 for collection in ["notes", "tasks"] {
                     #expect(
-                        ReplayTests.fields(try state.items(in: collection)) == (ProjectionFixtures.expectedItems(included)[collection] ?? [:]),
+                        ReplayTests.fields(try state.items(in: collection))
+                            == (ProjectionFixtures.expectedItems(included)[collection] ?? [:]),
                         "hlc \(cut)")
                 }
             }
@@ -146,14 +151,18 @@ struct ReplayTests {
             clock.advance(by: 100)
             let e2 = try await store.patch("notes", id: "n", fields: ["title": "B"])
             // Written elsewhere between e1 and e2, arriving later: it loses to e2.
-            let e3 = CoreFixtures.remote(other, 1, at: HLCTimestamp(physical: e1.hlc.physical + 50, logical: 0), item: "n", .patch, fields: ["title": "old"])
+            let e3 = CoreFixtures.remote(
+                other, 1, at: HLCTimestamp(physical: e1.hlc.physical + 50, logical: 0), item: "n", .patch,
+                fields: ["title": "old"])
             _ = try await store.ingest([e3])
             clock.advance(by: 100)
             let e4 = try await store.put("notes", id: "n", fields: ["title": "C"])
             clock.advance(by: 100)
             let e5 = try await store.delete("notes", id: "n")
             // Written elsewhere before the delete: the delete already cleared it.
-            let e6 = CoreFixtures.remote(other, 2, at: HLCTimestamp(physical: e5.hlc.physical - 10, logical: 0), item: "n", .patch, fields: ["extra": 1])
+            let e6 = CoreFixtures.remote(
+                other, 2, at: HLCTimestamp(physical: e5.hlc.physical - 10, logical: 0), item: "n", .patch,
+                fields: ["extra": 1])
             _ = try await store.ingest([e6])
             clock.advance(by: 100)
             let e7 = try await store.patch("notes", id: "n", fields: ["title": "D"])
@@ -213,7 +222,8 @@ struct ReplayTests {
                         #expect(entries.map(\.event.stamp) == entries.map(\.event.stamp).sorted(), "seed \(seed)")
                         let winners = entries.filter(\.won)
                         #expect(winners.count == 1, "seed \(seed) \(item).\(field)")
-                        #expect(winners.first?.event.stamp == entries.last?.event.stamp, "seed \(seed) \(item).\(field)")
+                        #expect(
+                            winners.first?.event.stamp == entries.last?.event.stamp, "seed \(seed) \(item).\(field)")
                         #expect(winners.first?.value == expected[field], "seed \(seed) \(item).\(field)")
                     }
                 }

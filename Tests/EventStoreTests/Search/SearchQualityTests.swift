@@ -1,7 +1,7 @@
+import EventStoreTestSupport
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Search quality on a fixture of 224 English and Korean notes: known targets rank first (or in
 /// the top 3) for their queries, prefixes and tags work, deletes and updates show at once.
@@ -14,19 +14,45 @@ struct SearchQualityTests {
     }
 
     static let targets: [Target] = [
-        Target(id: "t-bread", title: "Sourdough bread schedule", content: "Feed the starter at night, bake at dawn with rye flour", tags: ["kitchen", "baking"]),
-        Target(id: "t-bike", title: "Bicycle repair log", content: "Replaced the rear derailleur cable and trued the wheel", tags: ["bike", "repair"]),
-        Target(id: "t-visa", title: "Visa application documents", content: "Passport photos, bank statements, invitation letter from the embassy", tags: ["travel", "admin"]),
-        Target(id: "t-forecast", title: "Quarterly revenue forecast", content: "Spreadsheet with churn assumptions and pricing scenarios", tags: ["work", "finance"]),
-        Target(id: "t-birds", title: "Birdwatching at the lake", content: "Spotted a heron, two kingfishers and a flock of cormorants", tags: ["nature"]),
-        Target(id: "t-kernel", title: "Kernel upgrade checklist", content: "Reboot the servers one by one and check the watchdog logs", tags: ["ops", "work"]),
-        Target(id: "t-wedding", title: "Wedding speech draft", content: "Thank the parents, tell the story about the canoe trip", tags: ["family"]),
-        Target(id: "t-moving", title: "Moving apartment", content: "Book the van, cancel the internet contract, label every box", tags: ["home"]),
-        Target(id: "t-conflicts", title: "Sync conflict resolution", content: "Last writer wins per field using hybrid logical clocks", tags: ["work", "design"]),
-        Target(id: "t-offline", title: "Offline first architecture", content: "The phone keeps working in the subway without network", tags: ["design"]),
-        Target(id: "t-puppy", title: "Puppy vaccination dates", content: "Rabies shot in March, booster after four weeks", tags: ["pets"]),
-        Target(id: "t-chess", title: "Chess opening repertoire", content: "Sicilian defence for black, Queen's gambit for white", tags: ["games"]),
-        Target(id: "t-resume", title: "Résumé for the café job", content: "Barista experience and latte art", tags: ["Jobs"]),
+        Target(
+            id: "t-bread", title: "Sourdough bread schedule",
+            content: "Feed the starter at night, bake at dawn with rye flour", tags: ["kitchen", "baking"]),
+        Target(
+            id: "t-bike", title: "Bicycle repair log",
+            content: "Replaced the rear derailleur cable and trued the wheel", tags: ["bike", "repair"]),
+        Target(
+            id: "t-visa", title: "Visa application documents",
+            content: "Passport photos, bank statements, invitation letter from the embassy", tags: ["travel", "admin"]),
+        Target(
+            id: "t-forecast", title: "Quarterly revenue forecast",
+            content: "Spreadsheet with churn assumptions and pricing scenarios", tags: ["work", "finance"]),
+        Target(
+            id: "t-birds", title: "Birdwatching at the lake",
+            content: "Spotted a heron, two kingfishers and a flock of cormorants", tags: ["nature"]),
+        Target(
+            id: "t-kernel", title: "Kernel upgrade checklist",
+            content: "Reboot the servers one by one and check the watchdog logs", tags: ["ops", "work"]),
+        Target(
+            id: "t-wedding", title: "Wedding speech draft",
+            content: "Thank the parents, tell the story about the canoe trip", tags: ["family"]),
+        Target(
+            id: "t-moving", title: "Moving apartment",
+            content: "Book the van, cancel the internet contract, label every box", tags: ["home"]),
+        Target(
+            id: "t-conflicts", title: "Sync conflict resolution",
+            content: "Last writer wins per field using hybrid logical clocks", tags: ["work", "design"]),
+        Target(
+            id: "t-offline", title: "Offline first architecture",
+            content: "The phone keeps working in the subway without network", tags: ["design"]),
+        Target(
+            id: "t-puppy", title: "Puppy vaccination dates", content: "Rabies shot in March, booster after four weeks",
+            tags: ["pets"]),
+        Target(
+            id: "t-chess", title: "Chess opening repertoire",
+            content: "Sicilian defence for black, Queen's gambit for white", tags: ["games"]),
+        Target(
+            id: "t-resume", title: "Résumé for the café job", content: "Barista experience and latte art",
+            tags: ["Jobs"]),
         Target(id: "k-sync", title: "동기화 오류 정리", content: "오프라인에서 작성한 메모가 동기화를 거치며 충돌이 났다", tags: ["개발", "회의"]),
         Target(id: "k-kimjang", title: "김장 준비물", content: "배추 스무 포기, 고춧가루, 젓갈, 마늘을 준비한다", tags: ["요리", "가족"]),
         Target(id: "k-jeju", title: "제주도 자전거 일주", content: "해안도로를 따라 사흘 동안 달린다", tags: ["여행"]),
@@ -81,9 +107,12 @@ struct SearchQualityTests {
         }
         let decoys = ["bicycle", "sync", "동기화를", "자전거", "offline", "kernel", "replica", "forecast"]
         var changes: [Change] = targets.map { target in
-            .put("notes", id: target.id, fields: [
-                "title": .string(target.title), "content": .string(target.content), "tags": .array(target.tags.map(Value.string)),
-            ])
+            .put(
+                "notes", id: target.id,
+                fields: [
+                    "title": .string(target.title), "content": .string(target.content),
+                    "tags": .array(target.tags.map(Value.string)),
+                ])
         }
         for index in 0..<200 {
             let korean = index % 3 == 0
@@ -91,13 +120,17 @@ struct SearchQualityTests {
             var content = words(12 + index % 20, pool)
             if index % 10 == 0 { content += " " + decoys[(index / 10) % decoys.count] }
             changes.append(
-                .put("notes", id: "f\(index)", fields: [
-                    "title": .string(words(3, pool)), "content": .string(content), "tags": [.string(pool[index % pool.count])],
-                ]))
+                .put(
+                    "notes", id: "f\(index)",
+                    fields: [
+                        "title": .string(words(3, pool)), "content": .string(content),
+                        "tags": [.string(pool[index % pool.count])],
+                    ]))
         }
         try await store.append(changes)
         // The same words in another collection never leak into "notes" searches.
-        try await store.append(targets.prefix(5).map { .put("archive", id: "a-\($0.id)", fields: ["title": .string($0.title)]) })
+        try await store.append(
+            targets.prefix(5).map { .put("archive", id: "a-\($0.id)", fields: ["title": .string($0.title)]) })
     }
 
     static func ids(_ store: Store, _ query: SearchQuery) throws -> [String] {
@@ -145,7 +178,8 @@ struct SearchQualityTests {
             #expect(zip(all, all.dropFirst()).allSatisfy { $0.score >= $1.score }, "best first")
             var paged: [String] = []
             for offset in stride(from: 0, to: 30, by: 7) {
-                paged += try Self.ids(store, SearchQuery("meeting", collection: "notes", limit: min(7, 30 - offset), offset: offset))
+                paged += try Self.ids(
+                    store, SearchQuery("meeting", collection: "notes", limit: min(7, 30 - offset), offset: offset))
             }
             #expect(paged == all.map(\.item.id))
             #expect(try store.search(SearchQuery("meeting", collection: "notes", limit: 0)).isEmpty)
@@ -173,11 +207,18 @@ struct SearchQualityTests {
         try await withTemporaryStore { store in
             try await Self.fill(store)
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["baking"])) == ["t-bread"])
-            #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["BAKING"])) == ["t-bread"], "tags fold case")
+            #expect(
+                try Self.ids(store, SearchQuery("", collection: "notes", tags: ["BAKING"])) == ["t-bread"],
+                "tags fold case")
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["jobs"])) == ["t-resume"])
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["가족"])) == ["k-kimjang"])
-            #expect(Set(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["work"]))) == ["t-forecast", "t-kernel", "t-conflicts"])
-            #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["work", "design"])) == ["t-conflicts"], "all tags must match")
+            #expect(
+                Set(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["work"]))) == [
+                    "t-forecast", "t-kernel", "t-conflicts",
+                ])
+            #expect(
+                try Self.ids(store, SearchQuery("", collection: "notes", tags: ["work", "design"])) == ["t-conflicts"],
+                "all tags must match")
             #expect(try Self.ids(store, SearchQuery("kernel", collection: "notes", tags: ["ops"])) == ["t-kernel"])
             #expect(try Self.ids(store, SearchQuery("sourdough", collection: "notes", tags: ["bike"])).isEmpty)
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["nonexistent"])).isEmpty)
@@ -201,7 +242,10 @@ struct SearchQualityTests {
                 #expect(!found.contains("t-bread") && !found.contains("k-sync"), "\(query)")
             }
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["baking"])).isEmpty)
-            #expect(try Self.ids(store, SearchQuery("동기화", collection: "notes", limit: 500)).allSatisfy { $0.hasPrefix("f") }, "only decoys left")
+            #expect(
+                try Self.ids(store, SearchQuery("동기화", collection: "notes", limit: 500)).allSatisfy {
+                    $0.hasPrefix("f")
+                }, "only decoys left")
             // A later write brings it back with its new content only.
             try await store.patch("notes", id: "t-bread", fields: ["title": "Focaccia"])
             #expect(try Self.ids(store, SearchQuery("focaccia", collection: "notes")) == ["t-bread"])
@@ -216,13 +260,21 @@ struct SearchQualityTests {
             try await store.patch("notes", id: "t-bike", fields: ["title": "Scooter maintenance"])
             #expect(!(try Self.ids(store, SearchQuery("bicycle", collection: "notes", limit: 500)).contains("t-bike")))
             #expect(try Self.ids(store, SearchQuery("scooter", collection: "notes")) == ["t-bike"])
-            #expect(try Self.ids(store, SearchQuery("derailleur", collection: "notes")) == ["t-bike"], "the content was kept")
+            #expect(
+                try Self.ids(store, SearchQuery("derailleur", collection: "notes")) == ["t-bike"],
+                "the content was kept")
 
-            try await store.put("notes", id: "t-kernel", fields: ["title": "Firmware notes", "content": "Flash the router"])
+            try await store.put(
+                "notes", id: "t-kernel", fields: ["title": "Firmware notes", "content": "Flash the router"])
             #expect(try Self.ids(store, SearchQuery("watchdog", collection: "notes")).isEmpty)
-            #expect(try Self.ids(store, SearchQuery("kernel", collection: "notes", limit: 500)).allSatisfy { $0.hasPrefix("f") })
+            #expect(
+                try Self.ids(store, SearchQuery("kernel", collection: "notes", limit: 500)).allSatisfy {
+                    $0.hasPrefix("f")
+                })
             #expect(try Self.ids(store, SearchQuery("router", collection: "notes")) == ["t-kernel"])
-            #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["ops"])) == ["m-server"], "the put dropped its tags")
+            #expect(
+                try Self.ids(store, SearchQuery("", collection: "notes", tags: ["ops"])) == ["m-server"],
+                "the put dropped its tags")
 
             try await store.patch("notes", id: "k-exam", fields: ["tags": ["시험", "영어"]])
             #expect(try Self.ids(store, SearchQuery("", collection: "notes", tags: ["영어"])) == ["k-exam"])

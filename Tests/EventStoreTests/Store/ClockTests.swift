@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The hybrid logical clock: stamps only move forward, ratchet past received stamps, and refuse
 /// stamps too far in the future.
@@ -43,7 +43,9 @@ struct ClockTests {
             #expect(events.map(\.hlc.logical) == [0, 1, 2, 3, 4])
             // A received stamp at the top of the logical range: the next local stamp carries over.
             let top = HLCTimestamp(physical: CoreFixtures.epoch, logical: .max)
-            _ = try await store.ingest([CoreFixtures.remote(ReplicaID(high: 3, low: 3), 1, at: top, item: "r", fields: ["a": 2])])
+            _ = try await store.ingest([
+                CoreFixtures.remote(ReplicaID(high: 3, low: 3), 1, at: top, item: "r", fields: ["a": 2])
+            ])
             let next = try await store.put("notes", id: "after", fields: ["a": 3])
             #expect(next.hlc == HLCTimestamp(physical: CoreFixtures.epoch + 1, logical: 0))
         }
@@ -54,7 +56,8 @@ struct ClockTests {
         try await withTemporaryStore(configuration: ClockTests.configuration(clock)) { store in
             let before = try await store.put("notes", id: "n1", fields: ["title": "before"])
             let ahead = HLCTimestamp(physical: clock.now + 30_000, logical: 7)
-            let remote = CoreFixtures.remote(ReplicaID(high: 4, low: 4), 1, at: ahead, item: "n1", .patch, fields: ["title": "remote"])
+            let remote = CoreFixtures.remote(
+                ReplicaID(high: 4, low: 4), 1, at: ahead, item: "n1", .patch, fields: ["title": "remote"])
             let result = try await store.ingest([remote])
             #expect(result.appended.count == 1)
             clock.advance(by: 10)
@@ -78,7 +81,8 @@ struct ClockTests {
             let dump = try ProjectionFixtures.projectionBytes(store)
             let origin = ReplicaID(high: 5, low: 5)
             let poison = HLCTimestamp(physical: clock.now + 60_001, logical: 0)
-            let far = CoreFixtures.remote(origin, 1, at: poison, item: "n1", .patch, fields: ["title": "from the future"])
+            let far = CoreFixtures.remote(
+                origin, 1, at: poison, item: "n1", .patch, fields: ["title": "from the future"])
             await expectStoreError(.clockSkew) { _ = try await store.ingest([far]) }
             await expectStoreError(.clockSkew, "inside a write transaction") {
                 _ = try await store.write { writer in try writer.ingest(far) }
@@ -91,17 +95,21 @@ struct ClockTests {
             let next = try await store.put("notes", id: "n2", fields: ["title": "x"])
             #expect(next.hlc == HLCTimestamp(physical: clock.now, logical: 0))
             // Exactly at the bound is accepted.
-            let edge = CoreFixtures.remote(origin, 1, at: HLCTimestamp(physical: clock.now + 60_000, logical: 0), item: "n3", fields: ["a": 1])
+            let edge = CoreFixtures.remote(
+                origin, 1, at: HLCTimestamp(physical: clock.now + 60_000, logical: 0), item: "n3", fields: ["a": 1])
             #expect(try await store.ingest([edge]).appended.count == 1)
         }
     }
 
     @Test func theSkewBoundIsConfigurable() async throws {
         let clock = ManualClock(start: CoreFixtures.epoch)
-        try await withTemporaryStore(configuration: ClockTests.configuration(clock, skew: 1_000)) { store async throws in
+        try await withTemporaryStore(configuration: ClockTests.configuration(clock, skew: 1_000)) {
+            store async throws in
             let origin = ReplicaID(high: 6, low: 6)
-            let near = CoreFixtures.remote(origin, 1, at: HLCTimestamp(physical: clock.now + 900, logical: 0), item: "a", fields: ["a": 1])
-            let far = CoreFixtures.remote(origin, 2, at: HLCTimestamp(physical: clock.now + 2_000, logical: 0), item: "b", fields: ["a": 1])
+            let near = CoreFixtures.remote(
+                origin, 1, at: HLCTimestamp(physical: clock.now + 900, logical: 0), item: "a", fields: ["a": 1])
+            let far = CoreFixtures.remote(
+                origin, 2, at: HLCTimestamp(physical: clock.now + 2_000, logical: 0), item: "b", fields: ["a": 1])
             #expect(try await store.ingest([near]).appended.count == 1)
             await expectStoreError(.clockSkew) { _ = try await store.ingest([far]) }
             clock.advance(by: 1_500)
@@ -114,7 +122,8 @@ struct ClockTests {
         try await withTemporaryStore(configuration: ClockTests.configuration(clock)) { store in
             let local = try await store.put("notes", id: "n1", fields: ["title": "new"])
             let old = CoreFixtures.remote(
-                ReplicaID(high: 8, low: 8), 1, at: HLCTimestamp(physical: clock.now - 86_400_000, logical: 0), item: "n1", .patch,
+                ReplicaID(high: 8, low: 8), 1, at: HLCTimestamp(physical: clock.now - 86_400_000, logical: 0),
+                item: "n1", .patch,
                 fields: ["title": "a day old", "extra": 1])
             _ = try await store.ingest([old])
             let item = try #require(try store.item("notes", "n1"))

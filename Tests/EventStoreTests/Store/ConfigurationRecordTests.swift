@@ -156,7 +156,8 @@ struct ConfigurationRecordTests {
         #expect(bytes[0] == ConfigurationRecord.schemaFormatVersion)
         let decoded = try ConfigurationRecord(decoding: bytes)
         #expect(decoded == record)
-        #expect(decoded.schemas.map(\.collection) == ["notes", "tasks"] && decoded.schemas[0].upcastVersions == [0, 2])
+        #expect(
+            decoded.schemas.map(\.collection) == ["notes", "tasks"] && decoded.schemas[0].upcastVersions == [0, 2])
         #expect(decoded.schemas[0].hasCustomUpcasters && decoded.schemas[0].declarative == nil)
         // The same mapping built in another order encodes to the same bytes.
         var reordered = record
@@ -184,7 +185,9 @@ struct ConfigurationRecordTests {
             SchemaRecord(
                 collection: "notes", version: 4,
                 upcasters: [
-                    0: .steps([.mapValues("p", ["high": 2], otherwise: 1), .splitField("n", separator: " ", into: ["a", "b"])]),
+                    0: .steps([
+                        .mapValues("p", ["high": 2], otherwise: 1), .splitField("n", separator: " ", into: ["a", "b"]),
+                    ]),
                     3: .custom,
                 ])
         ]

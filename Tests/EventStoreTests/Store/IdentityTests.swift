@@ -29,7 +29,8 @@ struct IdentityTests {
                 Issue.record("a known id with other content was accepted")
             } catch let error as EventStoreError {
                 #expect(error.code == .eventConflict)
-                #expect(error.eventIDConflict == EventIDConflict(id: event.id, held: event.digest, received: forged.digest))
+                #expect(
+                    error.eventIDConflict == EventIDConflict(id: event.id, held: event.digest, received: forged.digest))
             }
             #expect(try store.head() == 1, "the batch is refused whole")
             #expect(try store.item("notes", "n1")?["title"] == "original")
@@ -53,7 +54,8 @@ struct IdentityTests {
             #expect(other.digest != event.digest && !other.hasSameContent(as: event))
         }
         #expect(EventID("\(event.id)") == event.id)
-        #expect(EventID("xyz/1") == nil && EventID("\(event.id.origin)/-1") == nil && EventID("\(event.id.origin)") == nil)
+        #expect(
+            EventID("xyz/1") == nil && EventID("\(event.id.origin)/-1") == nil && EventID("\(event.id.origin)") == nil)
     }
 
     // MARK: Restamping
@@ -67,7 +69,8 @@ struct IdentityTests {
             ])
             let before = try StoreSnapshot(store)
             let change = try await store.restamp(from: events[1].id)
-            #expect(change.previous == original && change.current != original && change.restampedUnder == change.current)
+            #expect(
+                change.previous == original && change.current != original && change.restampedUnder == change.current)
             #expect(change.restamped.map(\.seq) == [2, 3])
             #expect(change.restamped.map(\.from) == [events[1].id, events[2].id])
             #expect(change.restamped.map(\.to) == [1, 2].map { EventID(origin: change.current, sequence: $0) })

@@ -33,7 +33,9 @@
                 try await body()
                 Issue.record("expected a storage error", sourceLocation: sourceLocation)
             } catch let error as EventStoreError {
-                #expect(error.code == (cause == .noSpace ? .diskFull : .storage), "\(error)", sourceLocation: sourceLocation)
+                #expect(
+                    error.code == (cause == .noSpace ? .diskFull : .storage), "\(error)", sourceLocation: sourceLocation
+                )
                 #expect((error.cause as? LMDBError) == cause, "\(error)", sourceLocation: sourceLocation)
             } catch {
                 Issue.record(
@@ -178,13 +180,17 @@
                 try await store.append((0..<30).map { .put("logs", id: "l\($0)", fields: ["title": "log \($0)"]) })
                 try await store.append((0..<10).map { .delete("notes", id: "n\($0)") })
                 try await store.append((0..<5).map { .put("notes", id: "n\($0)", fields: ["title": "back again"]) })
-                try await store.append((0..<20).map { .patch("notes", id: "n\($0)", fields: ["content": "edited \($0)"]) })
+                try await store.append(
+                    (0..<20).map { .patch("notes", id: "n\($0)", fields: ["content": "edited \($0)"]) })
                 let bytes = try F.projectionBytes(store)
                 store.environment._forceFailure("mdb_put", error: .mapFull, after: failAfterPuts)
                 try await store.rebuildProjections()
                 #expect(try F.projectionBytes(store) == bytes)
                 #expect(try store.verify().isConsistent)
-                #expect(try store.search("again", in: "notes", limit: 50).map(\.item.id).sorted() == ["n0", "n1", "n2", "n3", "n4"])
+                #expect(
+                    try store.search("again", in: "notes", limit: 50).map(\.item.id).sorted() == [
+                        "n0", "n1", "n2", "n3", "n4",
+                    ])
             }
         }
 

@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import LMDB
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// The write path: what is appended is what is read back, before and after reopening; group
 /// commit under concurrency; map growth; idempotent ingest; atomic batches.
@@ -24,9 +24,11 @@ struct WritePathTests {
             let now = systemMilliseconds()
             let remote = EventOperation.allCases.enumerated().map { index, operation in
                 Event(
-                    id: EventID(origin: origin, sequence: UInt64(index + 1)), hlc: HLCTimestamp(physical: now, logical: UInt16(index)),
+                    id: EventID(origin: origin, sequence: UInt64(index + 1)),
+                    hlc: HLCTimestamp(physical: now, logical: UInt16(index)),
                     base: HLCTimestamp(physical: now - 10, logical: 0), collection: "remote", item: "r\(index)",
-                    operation: operation, fields: operation == .delete ? [:] : CoreFixtures.allValues, schema: UInt16(index))
+                    operation: operation, fields: operation == .delete ? [:] : CoreFixtures.allValues,
+                    schema: UInt16(index))
             }
             let ingested = try await store.ingest(remote)
             #expect(ingested.appended.map(\.seq) == [4, 5, 6])
@@ -72,7 +74,8 @@ struct WritePathTests {
         configuration.physicalClock = clock.function
         weak var releasedStore: Store?
         weak var releasedEnvironment: Environment?
-        let (replica, written, remoteStamp, items, hits) = try await { () async throws -> (ReplicaID, [Event], HLCTimestamp, [Item], [String]) in
+        let (replica, written, remoteStamp, items, hits) = try await {
+            () async throws -> (ReplicaID, [Event], HLCTimestamp, [Item], [String]) in
             let store = try Store.open(at: directory.path, configuration: configuration)
             releasedStore = store
             releasedEnvironment = store.environment
@@ -80,20 +83,29 @@ struct WritePathTests {
             for index in 0..<20 {
                 clock.advance(by: 1)
                 written += try await store.append([
-                    .put("notes", id: "n\(index)", fields: ["title": "note \(index) offline", "all": .object(CoreFixtures.allValues)]),
+                    .put(
+                        "notes", id: "n\(index)",
+                        fields: ["title": "note \(index) offline", "all": .object(CoreFixtures.allValues)]),
                     .patch("notes", id: "n\(index / 2)", fields: ["rank": .int(Int64(index))]),
                 ])
             }
             try await store.delete("notes", id: "n3")
             // A remote event stamped 30 s ahead ratchets the clock; the high-water must persist.
             let remoteStamp = HLCTimestamp(physical: clock.now + 30_000, logical: 4)
-            _ = try await store.ingest([CoreFixtures.remote(ReplicaID(high: 9, low: 9), 1, at: remoteStamp, item: "r1", fields: ["title": "remote"])])
+            _ = try await store.ingest([
+                CoreFixtures.remote(
+                    ReplicaID(high: 9, low: 9), 1, at: remoteStamp, item: "r1", fields: ["title": "remote"])
+            ])
             let items = try ProjectionFixtures.items(store, in: "notes")
             let hits = try CoreFixtures.results(store, SearchQuery("offline", limit: 50))
             store.close()
-            return (store.replicaID, try store.read { reader in try (1...reader.head()).map { try reader.event(at: $0)! } }, remoteStamp, items, hits)
+            return (
+                store.replicaID, try store.read { reader in try (1...reader.head()).map { try reader.event(at: $0)! } },
+                remoteStamp, items, hits
+            )
         }()
-        #expect(releasedStore == nil && releasedEnvironment == nil, "the storage was closed, so the reopen reads the disk")
+        #expect(
+            releasedStore == nil && releasedEnvironment == nil, "the storage was closed, so the reopen reads the disk")
 
         clock.set(CoreFixtures.epoch - 3_600_000)  // the clock went back an hour meanwhile
         let store = try Store.open(at: directory.path, configuration: configuration)
@@ -130,7 +142,8 @@ struct WritePathTests {
                             // Batches of 1…4 changes: single appends and small atomic batches.
                             let size = min(1 + (task + index) % 4, 500 - index)
                             let changes = (index..<index + size).map { n in
-                                Change.put("t\(task)", id: "e\(n)", fields: ["n": .int(Int64(n)), "task": .int(Int64(task))])
+                                Change.put(
+                                    "t\(task)", id: "e\(n)", fields: ["n": .int(Int64(n)), "task": .int(Int64(task))])
                             }
                             events += try await store.append(changes)
                             index += size
@@ -146,7 +159,8 @@ struct WritePathTests {
             for (task, events) in returned {
                 #expect(events.count == 500)
                 #expect(events.map { $0.fields["n"]!.intValue! } == (0..<500).map(Int64.init), "task \(task)")
-                #expect(zip(events, events.dropFirst()).allSatisfy { $0.seq < $1.seq }, "task \(task): seqs in call order")
+                #expect(
+                    zip(events, events.dropFirst()).allSatisfy { $0.seq < $1.seq }, "task \(task): seqs in call order")
             }
             try store.read { reader in
                 #expect(try reader.head() == 32_000)
@@ -240,7 +254,9 @@ struct WritePathTests {
             for batch in 0..<210 {
                 // ~10 KiB per event, different in every batch.
                 let text = String(decoding: (0..<10_240).map { _ in alphabet[Int(random.next() % 36)] }, as: UTF8.self)
-                let changes = (0..<100).map { Change.put("blobs", id: "b\(batch)-\($0)", fields: ["data": .string(text), "n": .int(Int64($0))]) }
+                let changes = (0..<100).map {
+                    Change.put("blobs", id: "b\(batch)-\($0)", fields: ["data": .string(text), "n": .int(Int64($0))])
+                }
                 let events = try await store.append(changes)
                 #expect(events.last?.seq == UInt64((batch + 1) * 100))
             }
@@ -266,7 +282,8 @@ struct WritePathTests {
             let blob = Value.string(String(repeating: "z", count: 8_000))
             let writer = Task {
                 for batch in 0..<60 {
-                    try await store.append((0..<50).map { .put("blobs", id: "b\(batch)-\($0)", fields: ["title": "blob", "data": blob]) })
+                    try await store.append(
+                        (0..<50).map { .put("blobs", id: "b\(batch)-\($0)", fields: ["title": "blob", "data": blob]) })
                 }
             }
             let readers = (0..<2).map { _ in
@@ -276,11 +293,14 @@ struct WritePathTests {
                     while lastHead < 3_000 {
                         // One view: the log, the item count and the search index agree.
                         let (head, count, hits) = try store.read { reader in
-                            (try reader.head(), try reader.count(in: "blobs"),
-                             try reader.search(SearchQuery("blob", collection: "blobs", limit: 10_000)).count)
+                            (
+                                try reader.head(), try reader.count(in: "blobs"),
+                                try reader.search(SearchQuery("blob", collection: "blobs", limit: 10_000)).count
+                            )
                         }
                         #expect(head >= lastHead)
-                        #expect(UInt64(count) == head && UInt64(hits) == head, "head \(head), count \(count), hits \(hits)")
+                        #expect(
+                            UInt64(count) == head && UInt64(hits) == head, "head \(head), count \(count), hits \(hits)")
                         lastHead = head
                         reads += 1
                         await Task.yield()
@@ -345,7 +365,8 @@ struct WritePathTests {
                 let stamp = HLCTimestamp(physical: now, logical: UInt16(index))
                 let operation: EventOperation = index % 2 == 0 ? .patch : .put
                 return CoreFixtures.remote(
-                    origin, UInt64(index), at: stamp, item: "n\(index % 3)", operation, fields: ["title": .string("v\(index)")])
+                    origin, UInt64(index), at: stamp, item: "n\(index % 3)", operation,
+                    fields: ["title": .string("v\(index)")])
             }
             let first = try await store.ingest(events)
             #expect(first.appended.map(\.seq) == Array(1...6))
@@ -361,7 +382,8 @@ struct WritePathTests {
             #expect(try ProjectionFixtures.projectionBytes(store) == dump, "projections untouched, byte for byte")
 
             // A mixed batch appends only the new events; a repeat inside one batch counts once.
-            let fresh = CoreFixtures.remote(origin, 7, at: HLCTimestamp(physical: now, logical: 7), item: "n9", fields: ["title": "new"])
+            let fresh = CoreFixtures.remote(
+                origin, 7, at: HLCTimestamp(physical: now, logical: 7), item: "n9", fields: ["title": "new"])
             let mixed = try await store.ingest([events[0], fresh, events[5], fresh])
             #expect(mixed.appended.map(\.id) == [fresh.id])
             #expect(mixed.appended.map(\.seq) == [7])
@@ -382,7 +404,9 @@ struct WritePathTests {
             let origin = ReplicaID(high: 4, low: 4)
             let now = systemMilliseconds()
             let events = (1...20).map { index in
-                CoreFixtures.remote(origin, UInt64(index), at: HLCTimestamp(physical: now, logical: UInt16(index)), item: "n\(index % 7)", fields: ["v": .int(Int64(index))])
+                CoreFixtures.remote(
+                    origin, UInt64(index), at: HLCTimestamp(physical: now, logical: UInt16(index)),
+                    item: "n\(index % 7)", fields: ["v": .int(Int64(index))])
             }
             let results = try await withThrowingTaskGroup(of: Store.IngestResult.self) { group in
                 for task in 0..<10 {
@@ -400,7 +424,9 @@ struct WritePathTests {
             #expect(Set(appended.map(\.id)) == Set(events.map(\.id)))
             #expect(results.map(\.duplicates.count).reduce(0, +) == 180)
             #expect(try store.head() == 20)
-            #expect(try CoreFixtures.fieldsByID(store, in: "notes") == (ProjectionFixtures.expectedItems(events)["notes"] ?? [:]))
+            #expect(
+                try CoreFixtures.fieldsByID(store, in: "notes")
+                    == (ProjectionFixtures.expectedItems(events)["notes"] ?? [:]))
             #expect(try store.verify().isConsistent)
         }
     }
@@ -443,7 +469,10 @@ struct WritePathTests {
                 ("bad name", .put("no spaces", id: "x", fields: ["a": 1]), .invalidName),
                 ("empty patch", .patch("notes", id: "x", fields: [:]), .invalidEvent),
                 ("NaN", .put("notes", id: "x", fields: ["a": .double(.nan)]), .invalidEvent),
-                ("too large", .put("notes", id: "x", fields: ["a": .string(String(repeating: "x", count: 5_000))]), .eventTooLarge),
+                (
+                    "too large", .put("notes", id: "x", fields: ["a": .string(String(repeating: "x", count: 5_000))]),
+                    .eventTooLarge
+                ),
             ]
             for (name, bad, code) in badChanges {
                 for position in [0, 3, 5] {
@@ -457,23 +486,44 @@ struct WritePathTests {
             let stamp = HLCTimestamp(physical: clock.now, logical: 0)
             let goodEvents = (1...5).map { (index: Int) -> Event in
                 CoreFixtures.remote(
-                    origin, UInt64(index), at: HLCTimestamp(physical: clock.now, logical: UInt16(index)), item: "r\(index)",
+                    origin, UInt64(index), at: HLCTimestamp(physical: clock.now, logical: UInt16(index)),
+                    item: "r\(index)",
                     fields: ["title": "remote"])
             }
             let badEvents: [(String, Event, EventStoreError.Code)] = [
                 ("bad item", CoreFixtures.remote(origin, 9, at: stamp, item: "", fields: ["a": 1]), .invalidName),
-                ("delete with fields", CoreFixtures.remote(origin, 9, at: stamp, item: "x", .delete, fields: ["a": 1]), .invalidEvent),
+                (
+                    "delete with fields",
+                    CoreFixtures.remote(origin, 9, at: stamp, item: "x", .delete, fields: ["a": 1]), .invalidEvent
+                ),
                 ("sequence 0", CoreFixtures.remote(origin, 0, at: stamp, item: "x", fields: ["a": 1]), .invalidEvent),
                 ("no stamp", CoreFixtures.remote(origin, 9, at: .zero, item: "x", fields: ["a": 1]), .invalidEvent),
-                ("base after stamp", CoreFixtures.remote(origin, 9, at: stamp, base: HLCTimestamp(rawValue: stamp.rawValue + 1), item: "x", fields: ["a": 1]), .invalidEvent),
-                ("too large", CoreFixtures.remote(origin, 9, at: stamp, item: "x", fields: ["a": .string(String(repeating: "y", count: 5_000))]), .eventTooLarge),
-                ("far future", CoreFixtures.remote(origin, 9, at: HLCTimestamp(physical: clock.now + 61_000, logical: 0), item: "x", fields: ["a": 1]), .clockSkew),
+                (
+                    "base after stamp",
+                    CoreFixtures.remote(
+                        origin, 9, at: stamp, base: HLCTimestamp(rawValue: stamp.rawValue + 1), item: "x",
+                        fields: ["a": 1]), .invalidEvent
+                ),
+                (
+                    "too large",
+                    CoreFixtures.remote(
+                        origin, 9, at: stamp, item: "x", fields: ["a": .string(String(repeating: "y", count: 5_000))]),
+                    .eventTooLarge
+                ),
+                (
+                    "far future",
+                    CoreFixtures.remote(
+                        origin, 9, at: HLCTimestamp(physical: clock.now + 61_000, logical: 0), item: "x",
+                        fields: ["a": 1]), .clockSkew
+                ),
             ]
             for (name, bad, code) in badEvents {
                 var batch = goodEvents
                 batch.insert(bad, at: 2)
                 await expectStoreError(code, "ingest: \(name)") { _ = try await store.ingest(batch) }
-                await expectStoreError(code, "blocking ingest: \(name)") { _ = try store.ingest(batch) as Store.IngestResult }
+                await expectStoreError(code, "blocking ingest: \(name)") {
+                    _ = try store.ingest(batch) as Store.IngestResult
+                }
             }
             #expect(try store.head() == 1)
             #expect(try ProjectionFixtures.projectionBytes(store) == dump, "nothing was written")
@@ -494,7 +544,9 @@ struct WritePathTests {
         store.close()
         #expect(store.isClosed)
         await expectStoreError(.closed) { try await store.put("notes", id: "n2", fields: ["title": "y"]) }
-        await expectStoreError(.closed) { _ = try store.append([.put("notes", id: "n2", fields: ["title": "y"])]) as [Event] }
+        await expectStoreError(.closed) {
+            _ = try store.append([.put("notes", id: "n2", fields: ["title": "y"])]) as [Event]
+        }
 
         var readOnly = Store.Configuration()
         readOnly.readOnly = true
@@ -505,6 +557,8 @@ struct WritePathTests {
         #expect(try reader.head() == 1)
         await expectStoreError(.readOnly) { try await reader.put("notes", id: "n3", fields: ["title": "z"]) }
         await expectStoreError(.readOnly) { try await reader.rebuildProjections() }
-        await expectStoreError(.readOnly, "a writable open while read-only is held") { _ = try Store.open(at: directory.path) }
+        await expectStoreError(.readOnly, "a writable open while read-only is held") {
+            _ = try Store.open(at: directory.path)
+        }
     }
 }

@@ -1,9 +1,8 @@
+import EventStore
+import EventStoreTestSupport
 import Foundation
 import Synchronization
 import Testing
-
-import EventStore
-import EventStoreTestSupport
 
 /// The writer thread: group commit gathers concurrent callers into few commits.
 struct WriterTests {
@@ -27,7 +26,9 @@ struct WriterTests {
                     defer { group.leave() }
                     for index in 0..<perWriter {
                         do {
-                            try store.append([.put("notes", id: "w\(writer)-\(index)", fields: ["i": .int(Int64(index))])])
+                            try store.append([
+                                .put("notes", id: "w\(writer)-\(index)", fields: ["i": .int(Int64(index))])
+                            ])
                         } catch {
                             failures.withLock { $0 += 1 }
                         }

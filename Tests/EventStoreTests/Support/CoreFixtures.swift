@@ -1,9 +1,9 @@
+import EventStoreTestSupport
 import Foundation
 import LMDB
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Shared data and helpers of the core suites: value samples, random item histories, an
 /// independent model of the merge rule, and snapshots of a store's state.
@@ -123,7 +123,11 @@ enum CoreFixtures {
         of task: Task<T, any Error>, timeout seconds: Double, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> T? {
         try await withTimeout(seconds: seconds, sourceLocation: sourceLocation) {
-            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 }

@@ -1,8 +1,8 @@
+import EventStoreTestSupport
 import Foundation
 import Testing
 
 @testable import EventStore
-import EventStoreTestSupport
 
 /// Typed collections: `Codable & Identifiable` models stored as items, and decoding failures
 /// that say which field holds what.
@@ -130,7 +130,8 @@ struct TypedCollectionTests {
     @Test func aDecodingFailureNamesTheFieldAndTheTypes() async throws {
         try await withTemporaryStore { store in
             let notes = store.collection(Note.self, named: "notes")
-            try await store.put("notes", id: "wrong-type", fields: ["title": "x", "tags": [], "done": false, "rank": "high"])
+            try await store.put(
+                "notes", id: "wrong-type", fields: ["title": "x", "tags": [], "done": false, "rank": "high"])
             await expectStoreError(.typeMismatch) { _ = try notes.get("wrong-type") }
             let message = try Self.message { _ = try notes.get("wrong-type") }
             #expect(message.contains("'rank'"), "\(message)")
@@ -142,11 +143,16 @@ struct TypedCollectionTests {
             let missing = try Self.message { _ = try notes.get("missing") }
             #expect(missing.contains("'title'") && missing.contains("missing"), "\(missing)")
 
-            try await store.put("notes", id: "nested", fields: ["title": "x", "tags": [], "done": true, "rank": 1, "reminder": ["at": "soon", "repeats": true]])
+            try await store.put(
+                "notes", id: "nested",
+                fields: [
+                    "title": "x", "tags": [], "done": true, "rank": 1, "reminder": ["at": "soon", "repeats": true],
+                ])
             let nested = try Self.message { _ = try notes.get("nested") }
             #expect(nested.contains("reminder.at"), "\(nested)")
 
-            try await store.put("notes", id: "element", fields: ["title": "x", "tags": ["ok", 5], "done": true, "rank": 1])
+            try await store.put(
+                "notes", id: "element", fields: ["title": "x", "tags": ["ok", 5], "done": true, "rank": 1])
             let element = try Self.message { _ = try notes.get("element") }
             #expect(element.contains("tags") && element.contains("String"), "\(element)")
 

@@ -55,11 +55,15 @@ struct ConvergenceTests {
             case 0: fields["title"] = .string(titles.randomElement(using: &generator)!)
             case 1:
                 let count = Int.random(in: 1...4, using: &generator)
-                fields["content"] = .string((0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: " "))
+                fields["content"] = .string(
+                    (0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: " "))
             case 2: fields["tags"] = .array(tags.filter { _ in Bool.random(using: &generator) }.map(Value.string))
             case 3: fields["rank"] = .int(Int64.random(in: -5...5, using: &generator))
             case 4: fields["score"] = .double(Double(Int.random(in: 0...8, using: &generator)) / 4)
-            default: fields["meta"] = .object(["n": .int(Int64.random(in: 0...3, using: &generator)), "ok": .bool(Bool.random(using: &generator))])
+            default:
+                fields["meta"] = .object([
+                    "n": .int(Int64.random(in: 0...3, using: &generator)), "ok": .bool(Bool.random(using: &generator)),
+                ])
             }
             if fields.count >= 4 { break }
         }
@@ -69,7 +73,9 @@ struct ConvergenceTests {
     static func run(seed: UInt64, cluster: SyncCluster, transport: () -> any SyncTransport) async throws {
         var generator = SeededGenerator(seed: seed &* 0x9E37_79B9 &+ 17)
         let replicaCount = 3 + Int(seed % 3)
-        for _ in 0..<replicaCount { try cluster.addReplica(skew: Int64.random(in: -20_000...20_000, using: &generator)) }
+        for _ in 0..<replicaCount {
+            try cluster.addReplica(skew: Int64.random(in: -20_000...20_000, using: &generator))
+        }
         let collections = ["notes", "tasks"]
         let items = (0..<5).map { "item-\($0)" }
 
@@ -98,7 +104,9 @@ struct ConvergenceTests {
             case 7..<11:
                 let faulty = FaultyTransport(transport())
                 if Int.random(in: 0..<10, using: &generator) < 4 {
-                    faulty.fail(call: Int.random(in: 0..<5, using: &generator), Bool.random(using: &generator) ? .before : .after)
+                    faulty.fail(
+                        call: Int.random(in: 0..<5, using: &generator),
+                        Bool.random(using: &generator) ? .before : .after)
                 }
                 do {
                     try await synchronizer(replica, faulty: faulty).sync()

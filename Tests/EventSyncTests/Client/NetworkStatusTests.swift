@@ -31,7 +31,10 @@ struct NetworkStatusTests {
 
         synchronizer.networkStatus = .unmetered
         #expect(try await eventually { (try? await cluster.serverStore().head()) == 7 })
-        #expect(try await eventually { synchronizer.currentStatus.isUpToDate && synchronizer.currentStatus.pendingItems == 0 })
+        #expect(
+            try await eventually {
+                synchronizer.currentStatus.isUpToDate && synchronizer.currentStatus.pendingItems == 0
+            })
         await synchronizer.stop()
     }
 
@@ -78,7 +81,8 @@ struct NetworkStatusTests {
         defer { cluster.close() }
         let client = try cluster.addReplica()
         for round in 0..<4 {
-            _ = try await client.append((0..<25).map { .put("notes", id: "n\($0)", fields: ["title": .string("round \(round)")]) })
+            _ = try await client.append(
+                (0..<25).map { .put("notes", id: "n\($0)", fields: ["title": .string("round \(round)")]) })
         }
         let synchronizer = cluster.synchronizer(0)
         #expect(try synchronizer.pendingCount() == 100)

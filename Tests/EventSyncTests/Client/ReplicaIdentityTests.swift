@@ -35,7 +35,9 @@ struct ReplicaIdentityTests {
         }()
         let restored = try cluster.restoreReplica(0, from: backup)
         #expect(restored.replicaID == oldID, "the backup carries the old replica id")
-        #expect(try restored.read { try $0.seq(of: lostID) } == nil, "the restored store lacks the edit made after the backup")
+        #expect(
+            try restored.read { try $0.seq(of: lostID) } == nil,
+            "the restored store lacks the edit made after the backup")
 
         cluster.advance(by: 1000)
         try await restored.patch("notes", id: "n2", fields: ["title": "new work after restore"])
@@ -77,7 +79,9 @@ struct ReplicaIdentityTests {
         let restored = try cluster.restoreReplica(0, from: backup)
         cluster.advance(by: 1000)
         // Three writes after the restore: origin sequences 3, 4, 5 against the server's 3.
-        for index in 0..<3 { try await restored.patch("notes", id: "a1", fields: ["title": .string("after restore \(index)")]) }
+        for index in 0..<3 {
+            try await restored.patch("notes", id: "a1", fields: ["title": .string("after restore \(index)")])
+        }
         let report = try await cluster.synchronizer(0).sync()
         #expect(report.replicaChanges.map(\.restamped.count).reduce(0, +) == 3, "\(report)")
         let server = try await cluster.serverStore()
@@ -169,7 +173,8 @@ struct ReplicaIdentityTests {
 
         let report = try await cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice)).sync()
         #expect(!report.replicaChanges.isEmpty, "\(report)")
-        #expect(report.replicaChanges.map(\.restamped.count).reduce(0, +) == 2, "both writes moved to new ids: \(report)")
+        #expect(
+            report.replicaChanges.map(\.restamped.count).reduce(0, +) == 2, "both writes moved to new ids: \(report)")
         let server = try await cluster.serverStore()
         #expect(try server.read { try $0.event(id: events[0].id)?.fields["title"] } == "squatted")
         // The forged write is an ordinary older write; the victim's writes win on their own stamps.
@@ -196,7 +201,9 @@ struct ReplicaIdentityTests {
             #expect(error.code == .eventConflict)
             #expect(error.code.status == 409)
             #expect(error.eventID == events[0].id)
-            #expect(error.message.contains(events[0].digest.description) && error.message.contains(changed.digest.description))
+            #expect(
+                error.message.contains(events[0].digest.description)
+                    && error.message.contains(changed.digest.description))
         }
         #expect(try await cluster.serverStore().read { try $0.event(id: events[0].id)?.fields["title"] } == "one")
     }
@@ -217,7 +224,9 @@ struct ReplicaIdentityTests {
         let report = try await cluster.synchronizer(1).sync()
         #expect(report.replicaChanges.count == 1, "\(report)")
         let adopted = try #require(report.replicaChanges.first?.restamped.first)
-        #expect(adopted.from == events[0].id && adopted.to.origin != writer.replicaID && adopted.to.origin != reader.replicaID)
+        #expect(
+            adopted.from == events[0].id && adopted.to.origin != writer.replicaID
+                && adopted.to.origin != reader.replicaID)
         #expect(try reader.ownReplicaIDs().contains(adopted.to.origin))
         try await cluster.synchronizer(0).sync()
         let server = try await cluster.serverStore()

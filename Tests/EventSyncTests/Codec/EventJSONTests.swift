@@ -9,7 +9,8 @@ struct EventJSONTests {
 
     static func sample(fields: [String: Value] = ["title": "Groceries", "rank": 3, "weight": 2.0]) -> Event {
         Event(
-            seq: 42, id: EventID(origin: origin, sequence: 7), hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 3),
+            seq: 42, id: EventID(origin: origin, sequence: 7),
+            hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 3),
             base: HLCTimestamp(physical: 1_700_000_000_000, logical: 0), collection: "notes", item: "n1",
             operation: .put, fields: fields, schema: 2)
     }
@@ -30,7 +31,8 @@ struct EventJSONTests {
     @Test func roundTripKeepsIntAndDouble() throws {
         let fields: [String: Value] = [
             "int": 3, "double": 3.0, "negativeZero": .double(-0.0), "big": .int(.max), "small": .int(.min),
-            "exp": 1e300, "tiny": .double(.leastNonzeroMagnitude), "text": "line\nbreak \"quoted\" \\ tab\t \u{1} 동기화 🎉", "null": .null,
+            "exp": 1e300, "tiny": .double(.leastNonzeroMagnitude),
+            "text": "line\nbreak \"quoted\" \\ tab\t \u{1} 동기화 🎉", "null": .null,
             "flag": true, "list": [1, 2.5, "x", [true]], "object": ["inner": ["deep": 1]],
         ]
         let event = Self.sample(fields: fields)
@@ -86,7 +88,8 @@ struct EventJSONTests {
     @Test func integersKeepTheirFull64BitRange() throws {
         #expect(try Value(json: Array("9223372036854775807".utf8)) == .int(.max))
         #expect(try Value(json: Array("-9223372036854775808".utf8)) == .int(.min))
-        #expect(try Value(json: Array("[0, -1, 10, 1844674407370955161]".utf8)) == [0, -1, 10, 1_844_674_407_370_955_161])
+        #expect(
+            try Value(json: Array("[0, -1, 10, 1844674407370955161]".utf8)) == [0, -1, 10, 1_844_674_407_370_955_161])
         // Written with a fraction or an exponent, a number of any size is a double.
         #expect(try Value(json: Array("9223372036854775808.0".utf8)) == .double(9_223_372_036_854_775_808.0))
         #expect(try Value(json: Array("1e20".utf8)) == .double(1e20))
@@ -105,8 +108,10 @@ struct EventJSONTests {
 
     @Test func errorsNameWhereTheyAre() {
         let cases: [(json: String, path: String, description: String)] = [
-            (#"{"fields":{"a":[1,{"b":99999999999999999999}]}}"#, "fields.a[1].b",
-             "integer 99999999999999999999 does not fit in 64 bits at fields.a[1].b (byte 23)"),
+            (
+                #"{"fields":{"a":[1,{"b":99999999999999999999}]}}"#, "fields.a[1].b",
+                "integer 99999999999999999999 does not fit in 64 bits at fields.a[1].b (byte 23)"
+            ),
             (#"{"odd key":[1e999]}"#, #"["odd key"][0]"#, #"number 1e999 is out of range at ["odd key"][0] (byte 12)"#),
             (#"[[1,2],[3,"x]]"#, "[1][1]", "unterminated string at [1][1] (byte 10)"),
             (#"{"a":1,"a":2}"#, "", "duplicate object key \"a\" at byte 7"),
@@ -121,7 +126,9 @@ struct EventJSONTests {
     // MARK: Unknown keys
 
     /// A complete event with its required members only, then `tail` (which closes the object).
-    static func minimalEvent(id: String = #"{"origin":"0123456789abcdef0123456789abcdef","seq":1}"#, _ tail: String) -> String {
+    static func minimalEvent(id: String = #"{"origin":"0123456789abcdef0123456789abcdef","seq":1}"#, _ tail: String)
+        -> String
+    {
         #"{"collection":"notes","hlc":"1","id":\#(id),"item":"n1","op":"put"\#(tail)"#
     }
 
@@ -134,8 +141,10 @@ struct EventJSONTests {
         (minimalEvent(#","fields":{},"Seq":3}"#), #"not an event: unknown key "Seq""#),
         (minimalEvent(#","zz":1,"aa":2}"#), #"not an event: unknown key "aa""#),
         (#"{"colection":"notes","hlc":"1","item":"n1","op":"put"}"#, #"not an event: unknown key "colection""#),
-        (minimalEvent(id: #"{"origin":"0123456789abcdef0123456789abcdef","seq":1,"replica":"x"}"#, "}"),
-         #"not an event: unknown key "id.replica""#),
+        (
+            minimalEvent(id: #"{"origin":"0123456789abcdef0123456789abcdef","seq":1,"replica":"x"}"#, "}"),
+            #"not an event: unknown key "id.replica""#
+        ),
     ])
     func unknownEventKeysAreRefused(json: String, message: String) {
         let error = #expect(throws: EventStoreError.self) { try Event(json: Array(json.utf8)) }
@@ -149,12 +158,18 @@ struct EventJSONTests {
         #expect(try PushRequest(json: body).events == [event])
         let text = String(decoding: body, as: UTF8.self)
         let cases: [(body: String, detail: String)] = [
-            (text.replacingOccurrences(of: #"{"events":"#, with: #"{"evnets":[],"events":"#),
-             #"push body: unknown key "evnets""#),
-            (text.replacingOccurrences(of: #""item":"n1""#, with: #""item":"n1","itme":"n2""#),
-             #"events[0]: not an event: unknown key "itme""#),
-            (text.replacingOccurrences(of: #""rank":3"#, with: #""rank":36893488147419103232"#),
-             "push body is not valid JSON: integer 36893488147419103232 does not fit in 64 bits at events[0].fields.rank"),
+            (
+                text.replacingOccurrences(of: #"{"events":"#, with: #"{"evnets":[],"events":"#),
+                #"push body: unknown key "evnets""#
+            ),
+            (
+                text.replacingOccurrences(of: #""item":"n1""#, with: #""item":"n1","itme":"n2""#),
+                #"events[0]: not an event: unknown key "itme""#
+            ),
+            (
+                text.replacingOccurrences(of: #""rank":3"#, with: #""rank":36893488147419103232"#),
+                "push body is not valid JSON: integer 36893488147419103232 does not fit in 64 bits at events[0].fields.rank"
+            ),
         ]
         for (bad, detail) in cases {
             #expect(bad != text)
@@ -169,7 +184,9 @@ struct EventJSONTests {
     }
 
     @Test func depthIsLimited() throws {
-        func nested(_ depth: Int) -> [UInt8] { Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8) }
+        func nested(_ depth: Int) -> [UInt8] {
+            Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+        }
         _ = try Value(json: nested(32))
         #expect(throws: JSONSyntaxError.self) { try Value(json: nested(33)) }
         // Hostile depth does not exhaust the stack.

@@ -66,7 +66,8 @@ struct SyncMonitorTests {
         configuration.meteredPullLimit = 10
         let synchronizer = cluster.synchronizer(1, transport: faulty, configuration: configuration)
         let monitor = SyncMonitor(synchronizer)
-        #expect(try await eventually { if case .failed(_, let retry?) = monitor.state { retry > Date() } else { false } })
+        #expect(
+            try await eventually { if case .failed(_, let retry?) = monitor.state { retry > Date() } else { false } })
         #expect(monitor.summary.hasPrefix("Sync failed: injected failure"))
 
         // A network change cuts the retry's wait short; on a metered network the backlog waits.

@@ -17,7 +17,9 @@ struct SyncServiceTests {
         try await appendNotes(client, count: 50)
         let events = try client.read { reader in
             var events: [Event] = []
-            try reader.forEachEvent { events.append($0); return true }
+            try reader.forEachEvent {
+                events.append($0); return true
+            }
             return events
         }
         let request = PushRequest(replica: client.replicaID, events: events)
@@ -47,7 +49,9 @@ struct SyncServiceTests {
         try await appendNotes(client, count: 5)
         var events = try client.read { reader in
             var events: [Event] = []
-            try reader.forEachEvent { events.append($0); return true }
+            try reader.forEachEvent {
+                events.append($0); return true
+            }
             return events
         }
         _ = try await cluster.transport().push(PushRequest(replica: client.replicaID, events: [events[0]]), check: nil)
@@ -78,13 +82,16 @@ struct SyncServiceTests {
         try await appendNotes(client, count: 11)
         let events = try client.read { reader in
             var events: [Event] = []
-            try reader.forEachEvent { events.append($0); return true }
+            try reader.forEachEvent {
+                events.append($0); return true
+            }
             return events
         }
         await expectSyncError(.payloadTooLarge) {
             try await cluster.transport().push(PushRequest(replica: client.replicaID, events: events), check: nil)
         }
-        _ = try await cluster.transport().push(PushRequest(replica: client.replicaID, events: Array(events.prefix(10))), check: nil)
+        _ = try await cluster.transport().push(
+            PushRequest(replica: client.replicaID, events: Array(events.prefix(10))), check: nil)
         let page = try await cluster.transport().pull(after: 0, limit: 100, check: nil)
         #expect(page.events.count == 7)
         #expect(page.next == 7 && page.head == 10)
@@ -133,14 +140,20 @@ struct SyncServiceTests {
         try await laptop.put("notes", id: "l", fields: ["title": "from the laptop"])
         try await plain.put("notes", id: "x", fields: ["title": "plain"])
 
-        let report = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "phone")).sync()
+        let report = try await Synchronizer(
+            store: laptop, transport: InProcessTransport(service: service, storeName: "phone")
+        ).sync()
         #expect(report.pushed == 1 && report.pulled == 1)
         #expect(try phone.item("notes", "l")?["title"] == "from the laptop")
         #expect(try laptop.item("notes", "p")?["title"] == "from the phone")
         // A store served without the digest projection syncs too (continuity checks use the event ids).
-        let second = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "plain")).sync()
+        let second = try await Synchronizer(
+            store: laptop, transport: InProcessTransport(service: service, storeName: "plain")
+        ).sync()
         #expect(second.pulled == 1 && second.pushed == 2)
-        let again = try await Synchronizer(store: laptop, transport: InProcessTransport(service: service, storeName: "plain")).sync()
+        let again = try await Synchronizer(
+            store: laptop, transport: InProcessTransport(service: service, storeName: "plain")
+        ).sync()
         #expect(!again.epochChanged && again.pulled == 0)
         #expect(try StoreSnapshot(plain) == StoreSnapshot(laptop))
         // Closing the service leaves stores it did not open alone.

@@ -56,7 +56,8 @@ struct EvstoreKitOutputTests {
         let noLogical = try #require(ClockArgument.parse("2026-11-22T10:47:22.358Z"))
         #expect(noLogical == HLCTimestamp(physical: 1_795_344_442_358, logical: 0))
         #expect(ClockArgument.parse("2026-11-22T10:47:22Z") == HLCTimestamp(physical: 1_795_344_442_000, logical: 0))
-        #expect(ClockArgument.parse("2026-11-22T10:47:22.3Z+4") == HLCTimestamp(physical: 1_795_344_442_300, logical: 4))
+        #expect(
+            ClockArgument.parse("2026-11-22T10:47:22.3Z+4") == HLCTimestamp(physical: 1_795_344_442_300, logical: 4))
         for bad in ["yesterday", "", "2026-11-22T10:47:22.358Z+x", "-5", "2026-13-40T99:00:00Z"] {
             #expect(ClockArgument.parse(bad) == nil, "\(bad)")
         }
@@ -107,7 +108,9 @@ struct EvstoreKitOutputTests {
         var configuration = Store.Configuration()
         configuration.replicaID = replica
         try withTemporaryStore(configuration: configuration) { store in
-            try store.append([.put("notes", id: "n1", fields: ["title": "x"]), .put("notes", id: "n2", fields: ["title": "y"])])
+            try store.append([
+                .put("notes", id: "n1", fields: ["title": "x"]), .put("notes", id: "n2", fields: ["title": "y"]),
+            ])
             try store.write { writer in try writer.setMetadata(Array("hello".utf8), forKey: "app.greeting") }
             let entries = try Dump.metaEntries(store)
             func entry(_ database: String, _ key: String) -> MetaEntry? {
@@ -149,7 +152,10 @@ struct EvstoreKitOutputTests {
         guard case .event(let parsed) = lines[1].content else { Issue.record("line 3 is an event"); return }
         #expect(parsed.id == event.id && parsed.hlc == event.hlc && parsed.fields == event.fields)
 
-        for (bad, line) in [("{\"collection\": \"notes\"}\n", 1), ("\n\n[1]\n", 3), ("{}\n{\"collection\": \"c\", \"id\": \"x\", \"op\": \"nope\"}", 1)] {
+        for (bad, line) in [
+            ("{\"collection\": \"notes\"}\n", 1), ("\n\n[1]\n", 3),
+            ("{}\n{\"collection\": \"c\", \"id\": \"x\", \"op\": \"nope\"}", 1),
+        ] {
             #expect {
                 _ = try Transfer.parse(Data(bad.utf8))
             } throws: { error in

@@ -12,10 +12,12 @@ struct AlignedTable {
     /// right-aligned form), recording an issue for a wrong header or a misaligned cell.
     init(_ text: String, columns: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let headerIndex = lines.indices.first(where: { index in
-            index + 1 < lines.count && lines[index].trimmingCharacters(in: .whitespaces).hasPrefix(columns[0])
-                && lines[index + 1].trimmingCharacters(in: .whitespaces).hasPrefix("─")
-        }) else {
+        guard
+            let headerIndex = lines.indices.first(where: { index in
+                index + 1 < lines.count && lines[index].trimmingCharacters(in: .whitespaces).hasPrefix(columns[0])
+                    && lines[index + 1].trimmingCharacters(in: .whitespaces).hasPrefix("─")
+            })
+        else {
             Issue.record("no table with columns \(columns) in:\n\(text)", sourceLocation: sourceLocation)
             rows = []
             return
@@ -33,7 +35,9 @@ struct AlignedTable {
             }
         }
         if let begin = start { spans.append(begin..<rule.count) }
-        #expect(spans.count == columns.count, "rule \(lines[headerIndex + 1]) has \(spans.count) columns", sourceLocation: sourceLocation)
+        #expect(
+            spans.count == columns.count, "rule \(lines[headerIndex + 1]) has \(spans.count) columns",
+            sourceLocation: sourceLocation)
         let header = AlignedTable.split(lines[headerIndex], spans: spans, sourceLocation: sourceLocation)
         #expect(header == columns, "header: \(lines[headerIndex])", sourceLocation: sourceLocation)
         var rows: [[String]] = []

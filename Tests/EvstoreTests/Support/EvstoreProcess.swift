@@ -1,5 +1,5 @@
-import Foundation
 import EventStoreTestSupport
+import Foundation
 
 /// What one run of a program printed, and how it ended.
 struct ProcessResult: Sendable, CustomStringConvertible {
@@ -22,7 +22,8 @@ struct ProcessResult: Sendable, CustomStringConvertible {
 
     var description: String {
         let name = command.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "?"
-        return "\(name) \(command.dropFirst().joined(separator: " ")) → status \(status)\(timedOut ? " (timed out)" : "")\n"
+        return
+            "\(name) \(command.dropFirst().joined(separator: " ")) → status \(status)\(timedOut ? " (timed out)" : "")\n"
             + "stdout: \(stdout.prefix(2000))\nstderr: \(stderr.prefix(2000))"
     }
 }

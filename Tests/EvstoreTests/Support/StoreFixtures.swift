@@ -57,9 +57,11 @@ func foldWrites(_ writes: [(change: Change, hlc: HLCTimestamp)]) -> [String: Exp
         let key = "\(change.collection)/\(change.item)"
         switch change.operation {
         case .put:
-            items[key] = ExpectedItem(collection: change.collection, id: change.item, fields: change.fields, version: hlc)
+            items[key] = ExpectedItem(
+                collection: change.collection, id: change.item, fields: change.fields, version: hlc)
         case .patch:
-            var item = items[key] ?? ExpectedItem(collection: change.collection, id: change.item, fields: [:], version: hlc)
+            var item =
+                items[key] ?? ExpectedItem(collection: change.collection, id: change.item, fields: [:], version: hlc)
             item.fields.merge(change.fields) { _, new in new }
             item.version = hlc
             items[key] = item

@@ -1,10 +1,10 @@
-import Foundation
 import EventStoreTestSupport
+import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How long the reliability suites run: a fast CI mode by default, `EVENTSTORE_LONG=1` for the

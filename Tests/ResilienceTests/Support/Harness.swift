@@ -25,11 +25,12 @@ final class ServerHarness: Sendable {
         clock: (@Sendable () -> UInt64)? = nil,
         idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), logger: Logger? = nil
     ) async throws {
-        let tokens = try TokenTable(parsing: """
-            \(ServerHarness.adminToken) *
-            \(ServerHarness.notesToken) notes
-            \(ServerHarness.otherToken) other
-            """)
+        let tokens = try TokenTable(
+            parsing: """
+                \(ServerHarness.adminToken) *
+                \(ServerHarness.notesToken) notes
+                \(ServerHarness.otherToken) other
+                """)
         var configuration = SyncServer.Configuration(
             backend: try await backend.make(dataDirectory: dataDirectory), port: 0, tokens: tokens)
         configuration.limits = limits
@@ -61,7 +62,9 @@ final class ServerHarness: Sendable {
 }
 
 /// Opens the store at `path`, runs `body`, closes it.
-func withStore<T>(at path: String, configuration: Store.Configuration = Store.Configuration(), _ body: (Store) throws -> T) throws -> T {
+func withStore<T>(
+    at path: String, configuration: Store.Configuration = Store.Configuration(), _ body: (Store) throws -> T
+) throws -> T {
     let store = try Store.open(at: path, configuration: configuration)
     defer { store.close() }
     return try body(store)

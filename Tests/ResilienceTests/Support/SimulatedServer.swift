@@ -63,10 +63,12 @@ final class SimulatedServer: @unchecked Sendable {
             return try await TestPostgres.withAdminClient(database!) { client in
                 for table in SimulatedServer.tables {
                     try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS backup_\(table)"))
-                    try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE backup_\(table) AS TABLE evstore_\(table)"))
+                    try await client.query(
+                        PostgresQuery(unsafeSQL: "CREATE TABLE backup_\(table) AS TABLE evstore_\(table)"))
                 }
                 var events: [Event] = []
-                let rows = try await client.query("SELECT seq, body FROM backup_events WHERE store = 'shared' ORDER BY seq")
+                let rows = try await client.query(
+                    "SELECT seq, body FROM backup_events WHERE store = 'shared' ORDER BY seq")
                 for try await (seq, body) in rows.decode((Int64, ByteBuffer).self) {
                     events.append(try Event(canonical: Array(buffer: body), seq: UInt64(seq)))
                 }
@@ -88,7 +90,8 @@ final class SimulatedServer: @unchecked Sendable {
             try await TestPostgres.withAdminClient(database!) { client in
                 try await client.query("TRUNCATE evstore_stores, evstore_events, evstore_replicas")
                 for table in SimulatedServer.tables {
-                    try await client.query(PostgresQuery(unsafeSQL: "INSERT INTO evstore_\(table) SELECT * FROM backup_\(table)"))
+                    try await client.query(
+                        PostgresQuery(unsafeSQL: "INSERT INTO evstore_\(table) SELECT * FROM backup_\(table)"))
                 }
             }
         }

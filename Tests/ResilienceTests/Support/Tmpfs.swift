@@ -3,9 +3,9 @@ import EventSync
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A small tmpfs mounted for one test, to fill the disk on purpose. Mounting needs root

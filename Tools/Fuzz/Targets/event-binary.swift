@@ -4,9 +4,10 @@
 @testable import EventStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
+/// libFuzzer's entry point: checks one input, traps on a broken invariant, returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -30,24 +31,37 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// With `EVENTSTORE_FUZZ_SEEDS=DIR`, writes a few well-formed encoded events to DIR first (how
 /// Tools/Fuzz/Corpus/event-binary was made).
 @_cdecl("LLVMFuzzerInitialize")
-public func initializeEventBinary(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initializeEventBinary(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     guard let directory = getenv("EVENTSTORE_FUZZ_SEEDS").map({ String(cString: $0) }) else { return 0 }
     let origin = ReplicaID(hex: "0123456789abcdef0123456789abcdef")!
     let samples: [Event] = [
-        Event(id: EventID(origin: origin, sequence: 1), hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 0),
-              collection: "notes", item: "n1", operation: .put,
-              fields: ["title": "Sync design", "tags": ["work", "동기화"], "rank": 3, "done": false, "ratio": 0.5, "none": .null,
-                       "meta": ["a": ["b": 1]]]),
-        Event(id: EventID(origin: origin, sequence: 2), hlc: HLCTimestamp(physical: 1_800_000_000_001, logical: 7),
-              base: HLCTimestamp(physical: 1_800_000_000_000, logical: 0), collection: "notes", item: "n1", operation: .patch,
-              fields: ["content": "메모 kiwi"], schema: 2),
-        Event(id: EventID(origin: origin, sequence: 3), hlc: HLCTimestamp(physical: 1_800_000_000_002, logical: 0),
-              collection: "tasks", item: "t", operation: .delete),
+        Event(
+            id: EventID(origin: origin, sequence: 1), hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: 0),
+            collection: "notes", item: "n1", operation: .put,
+            fields: [
+                "title": "Sync design", "tags": ["work", "동기화"], "rank": 3, "done": false, "ratio": 0.5, "none": .null,
+                "meta": ["a": ["b": 1]],
+            ]),
+        Event(
+            id: EventID(origin: origin, sequence: 2), hlc: HLCTimestamp(physical: 1_800_000_000_001, logical: 7),
+            base: HLCTimestamp(physical: 1_800_000_000_000, logical: 0), collection: "notes", item: "n1",
+            operation: .patch,
+            fields: ["content": "메모 kiwi"], schema: 2),
+        Event(
+            id: EventID(origin: origin, sequence: 3), hlc: HLCTimestamp(physical: 1_800_000_000_002, logical: 0),
+            collection: "tasks", item: "t", operation: .delete),
         // Updates of an add-wins set and a counter (event format 2).
-        Event(id: EventID(origin: origin, sequence: 4), hlc: HLCTimestamp(physical: 1_800_000_000_003, logical: 0),
-              collection: "notes", item: "n1", operation: .patch, fields: ["title": "t"],
-              updates: ["tags": FieldUpdate(add: ["work"], remove: [.init(element: "draft", seen: [EventID(origin: origin, sequence: 1)])]),
-                        "views": .increment(-3)]),
+        Event(
+            id: EventID(origin: origin, sequence: 4), hlc: HLCTimestamp(physical: 1_800_000_000_003, logical: 0),
+            collection: "notes", item: "n1", operation: .patch, fields: ["title": "t"],
+            updates: [
+                "tags": FieldUpdate(
+                    add: ["work"], remove: [.init(element: "draft", seen: [EventID(origin: origin, sequence: 1)])]),
+                "views": .increment(-3),
+            ]),
     ]
     for (index, event) in samples.enumerated() {
         let bytes = event.encoded()

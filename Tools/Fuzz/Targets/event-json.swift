@@ -2,6 +2,7 @@
 // the code that reads every push body the sync server receives. Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
+/// libFuzzer's entry point: checks one input, traps on a broken invariant, returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -4,6 +4,7 @@
 // bytes. Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
+/// libFuzzer's entry point: checks one input, traps on a broken invariant, returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSegment(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)

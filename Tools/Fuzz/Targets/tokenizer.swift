@@ -2,6 +2,7 @@
 // Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
+/// libFuzzer's entry point: checks one input, traps on a broken invariant, returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTokenizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)

@@ -17,7 +17,9 @@ struct TextTable {
     func render() -> String {
         var widths = header.map(\.count)
         for case .cells(let cells) in lines {
-            for (index, cell) in cells.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in cells.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
         }
         let total = widths.reduce(0, +) + 3 * (widths.count - 1)
         func row(_ cells: [String]) -> String {
@@ -29,7 +31,8 @@ struct TextTable {
         var output = [row(header), String(repeating: "-", count: total)]
         for line in lines {
             switch line {
-            case .cells(let cells): output.append(row(cells + Array(repeating: "", count: max(0, header.count - cells.count))))
+            case .cells(let cells):
+                output.append(row(cells + Array(repeating: "", count: max(0, header.count - cells.count))))
             case .section(let title): output.append(title)
             case .rule: output.append(String(repeating: "-", count: total))
             }

@@ -21,7 +21,9 @@ struct Results: Sendable {
                 self[key, task.engine] = value
             }
         }
-        for (key, note) in result.notes { notes[task.engine, default: [:]]["\(task.scenario.rawValue).\(task.mode.rawValue).\(key)"] = note }
+        for (key, note) in result.notes {
+            notes[task.engine, default: [:]]["\(task.scenario.rawValue).\(task.mode.rawValue).\(key)"] = note
+        }
     }
 }
 
@@ -71,7 +73,10 @@ struct Orchestrator {
             for events in options.scaling {
                 let results = try runSize(events, scenarios: [.append, .search, .rebuild], full: false)
                 scaling.append((events, results))
-                if !options.keep { try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: events)) }
+                if !options.keep {
+                    try? FileManager.default.removeItem(
+                        atPath: BenchContext.directory(workdir: workdir, events: events))
+                }
             }
             report.printScaling(scaling)
         }
@@ -81,12 +86,14 @@ struct Orchestrator {
             let tasks = backends.map { ChildTask(scenario: .sync, engine: .eventstore, backend: $0) }
             let results = try runTasks(tasks, events: options.syncEvents)
             if !options.keep && options.syncEvents != options.events {
-                try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.syncEvents))
+                try? FileManager.default.removeItem(
+                    atPath: BenchContext.directory(workdir: workdir, events: options.syncEvents))
             }
             report.printSync(results, events: options.syncEvents)
         }
         if !options.keep {
-            try? FileManager.default.removeItem(atPath: BenchContext.directory(workdir: workdir, events: options.events))
+            try? FileManager.default.removeItem(
+                atPath: BenchContext.directory(workdir: workdir, events: options.events))
             if ownsWorkdir { try? FileManager.default.removeItem(atPath: workdir) }
         } else {
             log("stores kept in \(workdir)")
@@ -104,7 +111,9 @@ struct Orchestrator {
             tasks += EngineName.allCases.map { ChildTask(scenario: .append, engine: $0, mode: .durable) }
             if full && scenarios.contains(.append) {
                 tasks += EngineName.allCases.map { ChildTask(scenario: .append, engine: $0, mode: .relaxed) }
-                tasks += [EngineName.eventstore, .sqlite].map { ChildTask(scenario: .append, engine: $0, mode: .nosearch) }
+                tasks += [EngineName.eventstore, .sqlite].map {
+                    ChildTask(scenario: .append, engine: $0, mode: .nosearch)
+                }
             }
         }
         for scenario in scenarios {
@@ -114,21 +123,29 @@ struct Orchestrator {
             case .reads:
                 tasks += EngineName.allCases.map { ChildTask(scenario: scenario, engine: $0, count: options.reads) }
             case .search:
-                tasks += [EngineName.eventstore, .sqlite].map { ChildTask(scenario: scenario, engine: $0, count: options.queries) }
+                tasks += [EngineName.eventstore, .sqlite].map {
+                    ChildTask(scenario: scenario, engine: $0, count: options.queries)
+                }
             case .single:
                 for mode in [Mode.durable, .relaxed] {
-                    tasks += EngineName.allCases.map { ChildTask(scenario: .single, engine: $0, mode: mode, count: options.singleCommits) }
+                    tasks += EngineName.allCases.map {
+                        ChildTask(scenario: .single, engine: $0, mode: mode, count: options.singleCommits)
+                    }
                 }
                 tasks += [EngineName.eventstore, .sqlite].map {
                     ChildTask(scenario: .single, engine: $0, mode: .nosearch, count: options.singleCommits)
                 }
             case .concurrent:
-                tasks += EngineName.allCases.map { ChildTask(scenario: .concurrent, engine: $0, count: options.eventsPerWriter) }
+                tasks += EngineName.allCases.map {
+                    ChildTask(scenario: .concurrent, engine: $0, count: options.eventsPerWriter)
+                }
             case .queries:
                 // Side by side: each engine with 0, then 1, then all declared indexes (the last
                 // runs the queries).
                 for indexes in [0, 1, QuerySuite.indexes.count] {
-                    tasks += [EngineName.eventstore, .sqlite].map { ChildTask(scenario: .queries, engine: $0, indexes: indexes) }
+                    tasks += [EngineName.eventstore, .sqlite].map {
+                        ChildTask(scenario: .queries, engine: $0, indexes: indexes)
+                    }
                 }
             case .livequery:
                 tasks.append(ChildTask(scenario: .livequery, engine: .eventstore))
@@ -155,12 +172,16 @@ struct Orchestrator {
             if let bytes = results["io.concurrent.wchar", engine] {
                 results["written.concurrent", engine] = bytes / Double(options.writers * options.eventsPerWriter) / 1024
             }
-            if let bytes = results["io.rebuild.wchar", engine] { results["written.rebuild", engine] = bytes / Double(events) / 1024 }
+            if let bytes = results["io.rebuild.wchar", engine] {
+                results["written.rebuild", engine] = bytes / Double(events) / 1024
+            }
         }
         try Orchestrator.deriveQueryFigures(&results, events: events)
         if let concurrent = results.values["concurrent"] {
             for (engine, rate) in concurrent {
-                if let single = results["single.durable", engine], single > 0 { results["speedup", engine] = rate / single }
+                if let single = results["single.durable", engine], single > 0 {
+                    results["speedup", engine] = rate / single
+                }
             }
         }
         return results
@@ -171,7 +192,8 @@ struct Orchestrator {
     private func runTasks(_ tasks: [ChildTask], events: Int) throws -> Results {
         var results = Results()
         for (index, task) in tasks.enumerated() {
-            let label = "[\(index + 1)/\(tasks.count)] N=\(events) \(task.scenario.rawValue) \(task.engine.rawValue)"
+            let label =
+                "[\(index + 1)/\(tasks.count)] N=\(events) \(task.scenario.rawValue) \(task.engine.rawValue)"
                 + task.variant.replacingOccurrences(of: ".", with: " ")
             var best: ChildResult?
             for run in 0..<(task.scenario == .size ? 1 : options.repeats) {

@@ -25,7 +25,9 @@ final class MemorySampler: Sendable {
                 let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
                 if count > 0 {
                     // size resident shared text lib data dt, in pages
-                    let fields = buffer[..<count].split(separator: 0x20).prefix(3).map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 }
+                    let fields = buffer[..<count].split(separator: 0x20).prefix(3).map {
+                        Int(String(decoding: $0, as: UTF8.self)) ?? 0
+                    }
                     if fields.count == 3 { peakAnonymous.withLock { $0 = max($0, (fields[1] - fields[2]) * pageKiB) } }
                 }
                 usleep(10_000)

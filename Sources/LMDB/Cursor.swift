@@ -35,7 +35,7 @@ public class Cursor {
     }
 
     func close() {
-        if let pointer { mdb_cursor_close(pointer) }
+        if let pointer { mdbCursorClose(pointer) }
         pointer = nil
     }
 
@@ -43,7 +43,7 @@ public class Cursor {
     func get(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> CursorEntry? {
         var k = key.map { MDB_val($0) } ?? MDB_val()
         var v = MDB_val()
-        let rc = mdb_cursor_get(cursor, &k, &v, op)
+        let rc = mdbCursorGet(environment.injector, cursor, &k, &v, op)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
         return CursorEntry(key: k.buffer, value: v.buffer)
@@ -79,7 +79,7 @@ public class Cursor {
     public func seek(key: UnsafeRawBufferPointer, valueAtLeast value: UnsafeRawBufferPointer) throws -> CursorEntry? {
         var k = MDB_val(key)
         var v = MDB_val(value)
-        let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH_RANGE)
+        let rc = mdbCursorGet(environment.injector, cursor, &k, &v, MDB_GET_BOTH_RANGE)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
         return CursorEntry(key: k.buffer, value: v.buffer)
@@ -91,7 +91,7 @@ public class Cursor {
     /// The number of values of the key at the cursor.
     public func duplicateCount() throws -> Int {
         var count = 0
-        try lmdbCheck(mdb_cursor_count(cursor, &count))
+        try lmdbCheck(mdbCursorCount(environment.injector, cursor, &count))
         return count
     }
 
@@ -126,8 +126,7 @@ public final class WriteCursor: Cursor {
     {
         var k = MDB_val(key)
         var v = MDB_val(value)
-        if let forced = environment.injector.forcedCode(for: "mdb_cursor_put") { try transaction.check(forced) }
-        let rc = mdb_cursor_put(cursor, &k, &v, options.rawValue)
+        let rc = mdbCursorPut(environment.injector, cursor, &k, &v, options.rawValue)
         if rc == MDB_KEYEXIST && !options.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
         try transaction.check(rc)
         return true
@@ -142,8 +141,8 @@ public final class WriteCursor: Cursor {
     ) throws {
         var k = MDB_val(key)
         var v = MDB_val(mv_size: count, mv_data: nil)
-        if let forced = environment.injector.forcedCode(for: "mdb_cursor_put") { try transaction.check(forced) }
-        try transaction.check(mdb_cursor_put(cursor, &k, &v, options.rawValue | UInt32(MDB_RESERVE)))
+        try transaction.check(
+            mdbCursorPut(environment.injector, cursor, &k, &v, options.rawValue | UInt32(MDB_RESERVE)))
         try fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
     }
 
@@ -157,10 +156,9 @@ public final class WriteCursor: Cursor {
         var k = MDB_val(key)
         var data = (MDB_val(values), MDB_val(mv_size: values.count / elementSize, mv_data: nil))
         data.0.mv_size = elementSize
-        if let forced = environment.injector.forcedCode(for: "mdb_cursor_put") { try transaction.check(forced) }
         let rc = withUnsafeMutablePointer(to: &data) { pointer in
             pointer.withMemoryRebound(to: MDB_val.self, capacity: 2) {
-                mdb_cursor_put(cursor, &k, $0, UInt32(MDB_MULTIPLE))
+                mdbCursorPut(environment.injector, cursor, &k, $0, UInt32(MDB_MULTIPLE))
             }
         }
         try transaction.check(rc)
@@ -168,7 +166,7 @@ public final class WriteCursor: Cursor {
 
     /// Deletes the entry at the cursor.
     public func deleteCurrent() throws {
-        try transaction.check(mdb_cursor_del(cursor, 0))
+        try transaction.check(mdbCursorDel(environment.injector, cursor, 0))
     }
 
     /// Deletes `entry` (where the cursor stands) and the entries after it, in key order, as long

@@ -9,10 +9,8 @@ extension Environment {
 
     /// ``info()`` for a caller that holds the resize lock, shared or exclusive.
     func infoHoldingResizeLock() -> EnvironmentInfo {
-        var info = MDB_envinfo()
-        mdb_env_info(env, &info)
-        var stat = MDB_stat()
-        mdb_env_stat(env, &stat)
+        let info = mdbEnvInfo(env)
+        let stat = mdbEnvStat(env)
         return EnvironmentInfo(
             mapSize: info.me_mapsize,
             usedBytes: (info.me_last_pgno + 1) * Int(stat.ms_psize),
@@ -31,7 +29,7 @@ extension Environment {
     @discardableResult
     public func checkReaders() throws -> Int {
         var dead: Int32 = 0
-        try lmdbCheck(mdb_reader_check(env, &dead))
+        try lmdbCheck(mdbReaderCheck(injector, env, &dead))
         return Int(dead)
     }
 
@@ -42,7 +40,7 @@ extension Environment {
     /// - Parameter compact: Omit free pages and renumber (smaller copy, more CPU).
     public func copy(to destination: String, compact: Bool = true) throws {
         try resizeLock.withShared { () throws(LMDBError) -> Void in
-            try lmdbCheck(mdb_env_copy2(env, destination, compact ? UInt32(MDB_CP_COMPACT) : 0))
+            try lmdbCheck(mdbEnvCopy2(injector, env, destination, compact ? UInt32(MDB_CP_COMPACT) : 0))
         }
     }
 }

@@ -10,25 +10,27 @@ internal import CLMDB
 /// may not be written; the lock file backed with disk space first) and the directory's path.
 extension Environment {
     /// Creates an LMDB handle and opens it at `path` with `flags`; the handle is closed again
-    /// when opening fails.
-    static func openHandle(path: String, configuration: Configuration, flags: UInt32) throws -> OpaquePointer {
+    /// when opening fails. The calls go through `injector`, the environment's to be.
+    static func openHandle(
+        path: String, configuration: Configuration, flags: UInt32, injector: FailureInjector
+    ) throws -> OpaquePointer {
         var env: OpaquePointer?
-        try lmdbCheck(mdb_env_create(&env))
+        try lmdbCheck(mdbEnvCreate(injector, &env))
         guard let env else { throw LMDBError.outOfMemory }
         var creating = false
         do {
-            try lmdbCheck(mdb_env_set_maxdbs(env, MDB_dbi(configuration.maxDatabases)))
-            try lmdbCheck(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)))
-            try lmdbCheck(mdb_env_set_mapsize(env, configuration.mapSize))
+            try lmdbCheck(mdbEnvSetMaxDatabases(injector, env, MDB_dbi(configuration.maxDatabases)))
+            try lmdbCheck(mdbEnvSetMaxReaders(injector, env, UInt32(configuration.maxReaders)))
+            try lmdbCheck(mdbEnvSetMapSize(injector, env, configuration.mapSize))
             let readOnly = flags & UInt32(MDB_RDONLY) != 0
             if flags & UInt32(MDB_NOLOCK) == 0 {
                 // Back the lock table with disk space before LMDB maps it (SIGBUS on a full disk otherwise).
                 try DiskSpace.backLockFile(directory: path, maxReaders: configuration.maxReaders, create: !readOnly)
             }
             creating = !readOnly && (DiskSpace.fileSize(path + "/data.mdb") ?? 0) == 0
-            try lmdbCheck(mdb_env_open(env, path, flags, 0o640))
+            try lmdbCheck(mdbEnvOpen(injector, env, path, flags, 0o640))
         } catch {
-            mdb_env_close(env)
+            mdbEnvClose(env)
             if creating { DiskSpace.removeTornDataFile(directory: path) }
             throw DiskSpace.classify(error, at: path)
         }
@@ -38,17 +40,20 @@ extension Environment {
     /// Opens a read-only handle: first without the lock file, to check that `data.mdb` exists and
     /// is an LMDB data file (so nothing is created beside a file that is not), then with the lock
     /// file, or without it when the directory or `lock.mdb` may not be written.
-    static func openReadOnly(path: String, configuration: Configuration, flags: UInt32) throws -> (
-        env: OpaquePointer, usesLockFile: Bool
-    ) {
+    static func openReadOnly(
+        path: String, configuration: Configuration, flags: UInt32, injector: FailureInjector
+    ) throws -> (env: OpaquePointer, usesLockFile: Bool) {
         let readOnly = flags | UInt32(MDB_RDONLY)
         let unlocked = readOnly | UInt32(MDB_NOLOCK)
+        func handle(_ flags: UInt32) throws -> OpaquePointer {
+            try openHandle(path: path, configuration: configuration, flags: flags, injector: injector)
+        }
         // Closed before the locked open: this process must hold one handle per path at a time.
-        mdb_env_close(try openHandle(path: path, configuration: configuration, flags: unlocked))
+        mdbEnvClose(try handle(unlocked))
         do {
-            return (try openHandle(path: path, configuration: configuration, flags: readOnly), true)
+            return (try handle(readOnly), true)
         } catch let error as LMDBError where error.code == EACCES || error.code == EPERM || error.code == EROFS {
-            return (try openHandle(path: path, configuration: configuration, flags: unlocked), false)
+            return (try handle(unlocked), false)
         }
     }
 

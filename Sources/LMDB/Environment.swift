@@ -45,7 +45,8 @@ public final class Environment: @unchecked Sendable {
     public let usesLockFile: Bool
 
     let resizeLock = ReadWriteLock()
-    let injector = FailureInjector()
+    /// Forced failures of this environment's LMDB calls (debug builds; see ``LMDBFunction``).
+    let injector: FailureInjector
     private let readPool = Mutex<[PooledTransaction]>([])
     private let durabilityState: Mutex<Durability>
     private static let maxPooledReaders = 32
@@ -79,22 +80,30 @@ public final class Environment: @unchecked Sendable {
                 if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
                 return existing
             }
-            let environment = try Environment(path: canonical, configuration: configuration)
-            registry[canonical] = WeakEnvironment(environment: environment)
-            return environment
+            let injector = takeInjector(opening: path, canonical: canonical)
+            do {
+                let environment = try Environment(path: canonical, configuration: configuration, injector: injector)
+                registry[canonical] = WeakEnvironment(environment: environment)
+                return environment
+            } catch {
+                keepInjector(injector, opening: canonical)
+                throw error
+            }
         }
     }
 
-    private init(path: String, configuration: Configuration) throws {
+    private init(path: String, configuration: Configuration, injector: FailureInjector) throws {
         let flags = UInt32(MDB_NOTLS) | Environment.flags(for: configuration.durability)
         if configuration.readOnly {
-            let opened = try Environment.openReadOnly(path: path, configuration: configuration, flags: flags)
+            let opened = try Environment.openReadOnly(
+                path: path, configuration: configuration, flags: flags, injector: injector)
             env = opened.env
             usesLockFile = opened.usesLockFile
         } else {
-            env = try Environment.openHandle(path: path, configuration: configuration, flags: flags)
+            env = try Environment.openHandle(path: path, configuration: configuration, flags: flags, injector: injector)
             usesLockFile = true
         }
+        self.injector = injector
         self.path = path
         self.configuration = configuration
         self.durabilityState = Mutex(configuration.durability)
@@ -103,21 +112,18 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         readPool.withLock { pool in
-            for pooled in pool { mdb_txn_abort(pooled.txn) }
+            for pooled in pool { mdbTxnAbort(pooled.txn) }
             pool.removeAll()
         }
-        mdb_env_close(env)
+        mdbEnvClose(env)
     }
 
     /// The largest key (and duplicate value) size LMDB accepts: 511 bytes in standard builds.
-    public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(env)) }
+    public var maxKeySize: Int { Int(mdbEnvGetMaxKeySize(env)) }
 
     /// The version of the LMDB library in use, such as `0.9.24`.
     public static var libraryVersion: String {
-        var major: Int32 = 0
-        var minor: Int32 = 0
-        var patch: Int32 = 0
-        _ = mdb_version(&major, &minor, &patch)
+        let (major, minor, patch) = mdbVersion()
         return "\(major).\(minor).\(patch)"
     }
 
@@ -155,21 +161,7 @@ public final class Environment: @unchecked Sendable {
     /// Use it to open the databases of a read-only environment at start-up.
     public func openDatabases<T, E: Error>(_ body: (ReadTransaction) throws(E) -> T) throws -> T {
         try resizeLock.withShared { () throws -> T in
-            var txn: OpaquePointer?
-            try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-            guard let txn else { throw LMDBError.badTransaction }
-            let transaction = ReadTransaction(txn: txn, environment: self)
-            let result: T
-            do {
-                result = try body(transaction)
-            } catch {
-                transaction.invalidate()
-                mdb_txn_abort(txn)
-                throw error
-            }
-            transaction.invalidate()
-            try lmdbCheck(mdb_txn_commit(txn))
-            return result
+            try withTransaction(ReadTransaction.self, readOnly: true, body)
         }
     }
 
@@ -188,7 +180,7 @@ public final class Environment: @unchecked Sendable {
         while true {
             do {
                 return try resizeLock.withShared { () throws -> T in
-                    try writeOnce(body)
+                    try withTransaction(WriteTransaction.self, body)
                 }
             } catch LMDBError.mapFull where configuration.growsAutomatically {
                 try grow()
@@ -200,52 +192,66 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    private func writeOnce<T, E: Error>(_ body: (WriteTransaction) throws(E) -> T) throws -> T {
+    /// The module's one begin/commit/abort sequence, for ``openDatabases(_:)``, ``write(_:)``
+    /// and ``WriteTransaction/nested(_:)``: begins a transaction (a child of `parent`, when
+    /// given), runs `body` with it, and commits when `body` returns or aborts when it throws. The
+    /// transaction is invalidated before it ends.
+    ///
+    /// When `body` throws after a write of the transaction reported a full map, the error is
+    /// ``LMDBError/mapFull`` (and `parent` learns of it), even when `body` wrapped it in its own:
+    /// ``write(_:)`` then grows the map and runs the body again.
+    func withTransaction<Transaction: ReadTransaction, T, E: Error>(
+        _ type: Transaction.Type,
+        readOnly: Bool = false,
+        parent: WriteTransaction? = nil,
+        _ body: (Transaction) throws(E) -> T
+    ) throws -> T {
+        let nested = parent != nil
         var txn: OpaquePointer?
-        try call("mdb_txn_begin") { mdb_txn_begin(env, nil, 0, &txn) }
+        let flags = readOnly ? UInt32(MDB_RDONLY) : 0
+        try lmdbCheck(mdbTxnBegin(injector, env, parent?.txn, flags, &txn, as: nested ? .nestedTxnBegin : .txnBegin))
         guard let txn else { throw LMDBError.badTransaction }
-        let transaction = WriteTransaction(txn: txn, environment: self)
+        let transaction = Transaction(txn: txn, environment: self)
         let result: T
         do {
             result = try body(transaction)
         } catch {
             transaction.invalidate()
-            mdb_txn_abort(txn)
-            // A map-full error wrapped by the body still means "grow and retry".
-            if transaction.sawMapFull { throw LMDBError.mapFull }
+            mdbTxnAbort(txn)
+            if (transaction as? WriteTransaction)?.sawMapFull == true {
+                parent?.sawMapFull = true
+                throw LMDBError.mapFull
+            }
             throw error
         }
         transaction.invalidate()
-        if let forced = injector.forcedCode(for: "mdb_txn_commit") {
-            mdb_txn_abort(txn)
-            throw LMDBError(code: forced)
-        }
-        try lmdbCheck(mdb_txn_commit(txn))
+        let rc = mdbTxnCommit(injector, txn, as: nested ? .nestedTxnCommit : .txnCommit)
+        if rc == MDB_MAP_FULL { parent?.sawMapFull = true }
+        try lmdbCheck(rc)
         return result
     }
 
     private func beginReadTransaction() throws -> OpaquePointer {
-        if let forced = injector.forcedCode(for: "mdb_txn_begin") { throw LMDBError(code: forced) }
         if let pooled = readPool.withLock({ $0.popLast() })?.txn {
-            let rc = mdb_txn_renew(pooled)
+            let rc = mdbTxnRenew(injector, pooled)
             if rc == 0 { return pooled }
-            mdb_txn_abort(pooled)
+            mdbTxnAbort(pooled)
             throw LMDBError(code: rc)
         }
         var txn: OpaquePointer?
-        try lmdbCheck(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
+        try lmdbCheck(mdbTxnBegin(injector, env, nil, UInt32(MDB_RDONLY), &txn, as: .txnBegin))
         guard let txn else { throw LMDBError.badTransaction }
         return txn
     }
 
     private func recycleReadTransaction(_ txn: OpaquePointer) {
-        mdb_txn_reset(txn)
+        mdbTxnReset(txn)
         let kept = readPool.withLock { pool -> Bool in
             guard pool.count < Environment.maxPooledReaders else { return false }
             pool.append(PooledTransaction(txn: txn))
             return true
         }
-        if !kept { mdb_txn_abort(txn) }
+        if !kept { mdbTxnAbort(txn) }
     }
 
     // MARK: Map size
@@ -258,7 +264,7 @@ public final class Environment: @unchecked Sendable {
             guard current < configuration.maximumMapSize else { throw LMDBError.mapFull }
             let doubled = max(current * 2, current + (64 << 20))
             let newSize = min(doubled, configuration.maximumMapSize)
-            try lmdbCheck(mdb_env_set_mapsize(env, newSize))
+            try lmdbCheck(mdbEnvSetMapSize(injector, env, newSize))
         }
     }
 
@@ -266,13 +272,13 @@ public final class Environment: @unchecked Sendable {
     private func adoptMapSize() throws {
         try resizeLock.withExclusive { () throws -> Void in
             drainReadPool()
-            try lmdbCheck(mdb_env_set_mapsize(env, 0))
+            try lmdbCheck(mdbEnvSetMapSize(injector, env, 0))
         }
     }
 
     private func drainReadPool() {
         readPool.withLock { pool in
-            for pooled in pool { mdb_txn_abort(pooled.txn) }
+            for pooled in pool { mdbTxnAbort(pooled.txn) }
             pool.removeAll()
         }
     }
@@ -288,10 +294,10 @@ public final class Environment: @unchecked Sendable {
     public func setDurability(_ durability: Durability) throws {
         try durabilityState.withLock { state throws -> Void in
             let all = UInt32(MDB_NOSYNC) | UInt32(MDB_NOMETASYNC)
-            try lmdbCheck(mdb_env_set_flags(env, all, 0))
+            try lmdbCheck(mdbEnvSetFlags(injector, env, all, false))
             let flags = Environment.flags(for: durability)
-            if flags != 0 { try lmdbCheck(mdb_env_set_flags(env, flags, 1)) }
-            if state == .bulk && durability != .bulk { try lmdbCheck(mdb_env_sync(env, 1)) }
+            if flags != 0 { try lmdbCheck(mdbEnvSetFlags(injector, env, flags, true)) }
+            if state == .bulk && durability != .bulk { try lmdbCheck(mdbEnvSync(injector, env, force: true)) }
             state = durability
         }
     }
@@ -301,7 +307,7 @@ public final class Environment: @unchecked Sendable {
     /// - Parameter force: Flush even when the durability policy says not to (the usual case after
     ///   a ``Durability/bulk`` load).
     public func sync(force: Bool = true) throws {
-        try lmdbCheck(mdb_env_sync(env, force ? 1 : 0))
+        try lmdbCheck(mdbEnvSync(injector, env, force: force))
     }
 
     static func flags(for durability: Durability) -> UInt32 {
@@ -310,15 +316,6 @@ public final class Environment: @unchecked Sendable {
         case .relaxed: UInt32(MDB_NOMETASYNC)
         case .bulk: UInt32(MDB_NOSYNC)
         }
-    }
-
-    // MARK: Internals
-
-    /// Runs an `mdb_*` call through the failure injector.
-    @inline(__always)
-    func call(_ function: String, _ body: () -> Int32) throws(LMDBError) {
-        if let forced = injector.forcedCode(for: function) { throw LMDBError(code: forced) }
-        try lmdbCheck(body())
     }
 }
 
@@ -330,15 +327,3 @@ private struct PooledTransaction: @unchecked Sendable {
 private struct WeakEnvironment {
     weak var environment: Environment?
 }
-
-#if ENABLE_MOCKING
-    extension Environment {
-        /// Lets `after` calls of the named LMDB function through, then makes the next `times` fail
-        /// with `error` (debug builds).
-        ///
-        /// Supported names: `mdb_txn_begin`, `mdb_txn_commit`, `mdb_put`, `mdb_get`, `mdb_cursor_put`.
-        public func _forceFailure(_ function: String, error: LMDBError, times: Int = 1, after: Int = 0) {
-            injector.force(function, code: error.code, times: times, after: after)
-        }
-    }
-#endif

@@ -28,7 +28,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// A human-readable message, as given by `mdb_strerror`, with the code.
     public var description: String {
-        String(cString: mdb_strerror(code)) + " (\(code))"
+        mdbStrerror(code) + " (\(code))"
     }
 
     /// What went wrong in a few lower-case words, without the code: the system's text for an
@@ -39,7 +39,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// LMDBError.permissionDenied.reason   // "permission denied"
     /// ```
     public var reason: String {
-        let text = String(cString: mdb_strerror(code))
+        let text = mdbStrerror(code)
         guard code > 0, let first = text.first else { return text }
         return first.lowercased() + text.dropFirst()
     }

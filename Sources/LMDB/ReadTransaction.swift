@@ -12,7 +12,7 @@ public class ReadTransaction {
     /// The environment this transaction belongs to.
     public let environment: Environment
 
-    init(txn: OpaquePointer, environment: Environment) {
+    required init(txn: OpaquePointer, environment: Environment) {
         self.txnPointer = txn
         self.environment = environment
     }
@@ -30,14 +30,14 @@ public class ReadTransaction {
     /// - Throws: ``LMDBError/notFound`` when the database does not exist.
     public func openDatabase(named name: String) throws -> Database {
         var dbi: MDB_dbi = 0
-        try lmdbCheck(mdb_dbi_open(txn, name, 0, &dbi))
+        try lmdbCheck(mdbDbiOpen(environment.injector, txn, name, 0, &dbi))
         return Database(handle: dbi, name: name)
     }
 
     /// Opens the unnamed main database, which lists the named databases.
     public func openMainDatabase() throws -> Database {
         var dbi: MDB_dbi = 0
-        try lmdbCheck(mdb_dbi_open(txn, nil, 0, &dbi))
+        try lmdbCheck(mdbDbiOpen(environment.injector, txn, nil, 0, &dbi))
         return Database(handle: dbi, name: "")
     }
 
@@ -47,8 +47,7 @@ public class ReadTransaction {
     public func value(forKey key: UnsafeRawBufferPointer, in database: Database) throws -> UnsafeRawBufferPointer? {
         var k = MDB_val(key)
         var v = MDB_val()
-        if let forced = environment.injector.forcedCode(for: "mdb_get") { throw LMDBError(code: forced) }
-        let rc = mdb_get(txn, database.handle, &k, &v)
+        let rc = mdbGet(environment.injector, txn, database.handle, &k, &v)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc)
         return v.buffer
@@ -65,7 +64,7 @@ public class ReadTransaction {
         _ body: (Cursor) throws(E) -> T
     ) throws -> T {
         var cursor: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(txn, database.handle, &cursor))
+        try lmdbCheck(mdbCursorOpen(environment.injector, txn, database.handle, &cursor))
         guard let cursor else { throw LMDBError.badTransaction }
         let wrapper = Cursor(cursor: cursor, environment: environment)
         defer { wrapper.close() }
@@ -91,7 +90,7 @@ public class ReadTransaction {
     /// Page statistics for `database`.
     public func statistics(of database: Database) throws -> DatabaseStatistics {
         var stat = MDB_stat()
-        try lmdbCheck(mdb_stat(txn, database.handle, &stat))
+        try lmdbCheck(mdbStat(environment.injector, txn, database.handle, &stat))
         return DatabaseStatistics(stat)
     }
 
@@ -101,7 +100,7 @@ public class ReadTransaction {
     }
 
     /// The id of the transaction (the last committed write transaction, for a read transaction).
-    public var id: Int { Int(mdb_txn_id(txn)) }
+    public var id: Int { mdbTxnID(txn) }
 }
 
 @available(*, unavailable)

@@ -21,25 +21,7 @@ public final class WriteTransaction: ReadTransaction {
     ///
     /// Do not use this transaction while `body` runs; use the one `body` receives.
     public func nested<T, E: Error>(_ body: (WriteTransaction) throws(E) -> T) throws -> T {
-        var child: OpaquePointer?
-        try lmdbCheck(mdb_txn_begin(environment.env, txn, 0, &child))
-        guard let child else { throw LMDBError.badTransaction }
-        let transaction = WriteTransaction(txn: child, environment: environment)
-        let result: T
-        do {
-            result = try body(transaction)
-        } catch {
-            transaction.invalidate()
-            mdb_txn_abort(child)
-            if transaction.sawMapFull {
-                sawMapFull = true
-                throw LMDBError.mapFull
-            }
-            throw error
-        }
-        transaction.invalidate()
-        try check(mdb_txn_commit(child))
-        return result
+        try environment.withTransaction(WriteTransaction.self, parent: self, body)
     }
 
     /// Opens a named database, creating it when `options` contains ``DatabaseOptions/create``.
@@ -47,7 +29,7 @@ public final class WriteTransaction: ReadTransaction {
     /// Open every database once, at start-up, and share the handles.
     public func openDatabase(named name: String, options: DatabaseOptions) throws -> Database {
         var dbi: MDB_dbi = 0
-        try lmdbCheck(mdb_dbi_open(txn, name, options.rawValue, &dbi))
+        try lmdbCheck(mdbDbiOpen(environment.injector, txn, name, options.rawValue, &dbi))
         return Database(handle: dbi, name: name)
     }
 
@@ -65,8 +47,7 @@ public final class WriteTransaction: ReadTransaction {
     ) throws -> Bool {
         var k = MDB_val(key)
         var v = MDB_val(value)
-        if let forced = environment.injector.forcedCode(for: "mdb_put") { try check(forced) }
-        let rc = mdb_put(txn, database.handle, &k, &v, options.rawValue)
+        let rc = mdbPut(environment.injector, txn, database.handle, &k, &v, options.rawValue)
         if rc == MDB_KEYEXIST && !options.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
         try check(rc)
         return true
@@ -94,8 +75,7 @@ public final class WriteTransaction: ReadTransaction {
     ) throws {
         var k = MDB_val(key)
         var v = MDB_val(mv_size: count, mv_data: nil)
-        if let forced = environment.injector.forcedCode(for: "mdb_put") { try check(forced) }
-        try check(mdb_put(txn, database.handle, &k, &v, options.rawValue | UInt32(MDB_RESERVE)))
+        try check(mdbPut(environment.injector, txn, database.handle, &k, &v, options.rawValue | UInt32(MDB_RESERVE)))
         try fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
     }
 
@@ -105,7 +85,7 @@ public final class WriteTransaction: ReadTransaction {
     @discardableResult
     public func delete(_ key: UnsafeRawBufferPointer, in database: Database) throws -> Bool {
         var k = MDB_val(key)
-        let rc = mdb_del(txn, database.handle, &k, nil)
+        let rc = mdbDel(environment.injector, txn, database.handle, &k, nil)
         if rc == MDB_NOTFOUND { return false }
         try check(rc)
         return true
@@ -124,7 +104,7 @@ public final class WriteTransaction: ReadTransaction {
     {
         var k = MDB_val(key)
         var v = MDB_val(value)
-        let rc = mdb_del(txn, database.handle, &k, &v)
+        let rc = mdbDel(environment.injector, txn, database.handle, &k, &v)
         if rc == MDB_NOTFOUND { return false }
         try check(rc)
         return true
@@ -132,13 +112,13 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Removes every entry of `database`, keeping the database itself.
     public func removeAll(in database: Database) throws {
-        try check(mdb_drop(txn, database.handle, 0))
+        try check(mdbDrop(environment.injector, txn, database.handle, delete: false))
     }
 
     /// Deletes `database` itself with every entry; its handle is closed when the transaction
     /// commits and must not be used again.
     public func drop(_ database: Database) throws {
-        try check(mdb_drop(txn, database.handle, 1))
+        try check(mdbDrop(environment.injector, txn, database.handle, delete: true))
     }
 
     /// Runs `body` with a writable cursor over `database`; the cursor closes when `body` returns.
@@ -147,7 +127,7 @@ public final class WriteTransaction: ReadTransaction {
         _ body: (WriteCursor) throws(E) -> T
     ) throws -> T {
         var cursor: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(txn, database.handle, &cursor))
+        try lmdbCheck(mdbCursorOpen(environment.injector, txn, database.handle, &cursor))
         guard let cursor else { throw LMDBError.badTransaction }
         let wrapper = WriteCursor(cursor: cursor, environment: environment, transaction: self)
         defer { wrapper.close() }

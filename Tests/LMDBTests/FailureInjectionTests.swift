@@ -20,7 +20,7 @@
             try withEnvironment { environment, _ in
                 let db = try prepared(environment)
                 let transactions = environment.info().lastTransactionID
-                environment._forceFailure("mdb_txn_commit", error: .ioError)
+                environment._forceFailure(.txnCommit, error: .ioError)
                 #expect(throws: LMDBError.ioError) {
                     try environment.write { tx throws in
                         try tx.put(bytes("during"), forKey: bytes("k"), in: db)
@@ -39,7 +39,7 @@
         func aFailedPutAbortsTheTransaction(error: LMDBError) throws {
             try withEnvironment { environment, _ in
                 let db = try prepared(environment)
-                environment._forceFailure("mdb_put", error: error)
+                environment._forceFailure(.put, error: error)
                 #expect(throws: error) {
                     try environment.write { tx throws in
                         try tx.put(bytes("during"), forKey: bytes("k"), in: db)
@@ -54,7 +54,7 @@
         @Test func failuresAreCountedAndThenStop() throws {
             try withEnvironment { environment, _ in
                 let db = try prepared(environment)
-                environment._forceFailure("mdb_get", error: .ioError, times: 2)
+                environment._forceFailure(.get, error: .ioError, times: 2)
                 #expect(throws: LMDBError.ioError) { try value(environment, db) }
                 #expect(throws: LMDBError.ioError) { try value(environment, db) }
                 #expect(try value(environment, db) == bytes("before"))
@@ -64,9 +64,9 @@
         @Test func aFailedBeginFailsReadsAndWrites() throws {
             try withEnvironment { environment, _ in
                 let db = try prepared(environment)
-                environment._forceFailure("mdb_txn_begin", error: .readersFull)
+                environment._forceFailure(.txnBegin, error: .readersFull)
                 #expect(throws: LMDBError.readersFull) { try value(environment, db) }
-                environment._forceFailure("mdb_txn_begin", error: .ioError)
+                environment._forceFailure(.txnBegin, error: .ioError)
                 #expect(throws: LMDBError.ioError) {
                     try environment.write { try $0.put([1], forKey: bytes("k"), in: db) }
                 }
@@ -77,7 +77,7 @@
         @Test func aFailedCursorPutIsReported() throws {
             try withEnvironment { environment, _ in
                 let db = try prepared(environment)
-                environment._forceFailure("mdb_cursor_put", error: .ioError)
+                environment._forceFailure(.cursorPut, error: .ioError)
                 #expect(throws: LMDBError.ioError) {
                     try environment.write { tx throws in
                         try tx.withWriteCursor(on: db) { cursor throws in
@@ -94,7 +94,7 @@
         @Test func aForcedMapFullGrowsTheMapAndRetries() throws {
             try withEnvironment({ $0.mapSize = 1 << 20 }) { environment, _ in
                 let db = try prepared(environment)
-                environment._forceFailure("mdb_put", error: .mapFull)
+                environment._forceFailure(.put, error: .mapFull)
                 var attempts = 0
                 try environment.write { tx throws in
                     attempts += 1
@@ -114,7 +114,7 @@
                 let directory = TestDirectory()
                 defer { directory.remove() }
                 let environment = try Environment.open(path: directory.path)
-                environment._forceFailure("mdb_txn_begin", error: .mapResized, times: 5_000)
+                environment._forceFailure(.txnBegin, error: .mapResized, times: 5_000)
                 let done = Flag()
                 let askers = (0..<2).map { _ in
                     Thread {
@@ -127,12 +127,128 @@
             }
         }
 
+        // MARK: Every LMDB function
+
+        /// The functions called while opening an environment, forced through the path.
+        static let openingFunctions: Set<LMDBFunction> = [
+            .envCreate, .envSetMaxDatabases, .envSetMaxReaders, .envSetMapSize, .envOpen,
+        ]
+
+        /// Forces `function` to fail once, then runs an operation that calls it: for a function
+        /// called while opening, the open of a second environment at `directory/other`.
+        func forceAndCall(
+            _ function: LMDBFunction, _ environment: Environment, _ db: Database, _ directory: TestDirectory
+        )
+            throws
+        {
+            func force() { environment._forceFailure(function, error: .ioError) }
+            switch function {
+            case .envCreate, .envSetMaxDatabases, .envSetMaxReaders, .envSetMapSize, .envOpen:
+                let path = directory.appending("other")
+                Environment._forceFailure(function, error: .ioError, opening: path)
+                _ = try Environment.open(path: path)
+            case .envSetFlags:
+                force()
+                try environment.setDurability(.relaxed)
+            case .envSync:
+                force()
+                try environment.sync()
+            case .envCopy:
+                let copy = directory.appending("copy")
+                try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+                force()
+                try environment.copy(to: copy)
+            case .readerCheck:
+                force()
+                try environment.checkReaders()
+            case .txnBegin, .txnCommit, .put:
+                force()
+                _ = try environment.write { try $0.put(bytes("during"), forKey: bytes("k"), in: db) }
+            case .txnRenew:
+                _ = try value(environment, db)  // leaves a read transaction in the pool
+                force()
+                _ = try value(environment, db)
+            case .nestedTxnBegin, .nestedTxnCommit:
+                force()
+                try environment.write { tx throws in
+                    _ = try tx.nested { try $0.put(bytes("during"), forKey: bytes("k"), in: db) }
+                }
+            case .dbiOpen:
+                force()
+                _ = try environment.read { try $0.openDatabase(named: "db") }
+            case .stat:
+                force()
+                _ = try environment.read { try $0.count(of: db) }
+            case .get:
+                force()
+                _ = try value(environment, db)
+            case .del:
+                force()
+                _ = try environment.write { try $0.delete(bytes("k"), in: db) }
+            case .drop:
+                force()
+                try environment.write { try $0.removeAll(in: db) }
+            case .cursorOpen:
+                force()
+                try environment.read { tx throws in try tx.withCursor(on: db) { _ in } }
+            case .cursorGet:
+                force()
+                _ = try environment.read { tx throws in try tx.withCursor(on: db) { try $0.first()?.key.count } }
+            case .cursorPut:
+                force()
+                try environment.write { tx throws in
+                    try tx.withWriteCursor(on: db) { cursor throws in
+                        try bytes("z").withUnsafeBytes { k throws in
+                            try [1].withUnsafeBytes { v throws in _ = try cursor.put(v, forKey: k) }
+                        }
+                    }
+                }
+            case .cursorDel:
+                force()
+                try environment.write { tx throws in
+                    try tx.withWriteCursor(on: db) { cursor throws in
+                        _ = try cursor.first()
+                        try cursor.deleteCurrent()
+                    }
+                }
+            case .cursorCount:
+                force()
+                _ = try environment.read { tx throws in
+                    try tx.withCursor(on: db) { cursor throws in
+                        _ = try cursor.first()
+                        return try cursor.duplicateCount()
+                    }
+                }
+            }
+        }
+
+        /// Every LMDB function can be forced to fail: the operation that calls it throws the forced
+        /// error, changes nothing, and the environment works as before afterwards.
+        @Test(arguments: LMDBFunction.allCases)
+        func everyFunctionCanBeForcedToFail(function: LMDBFunction) throws {
+            try withEnvironment { environment, directory in
+                let db = try prepared(environment)
+                #expect(throws: LMDBError.ioError, "\(function)") {
+                    try forceAndCall(function, environment, db, directory)
+                }
+                #expect(try value(environment, db) == bytes("before"), "\(function)")
+                _ = try environment.write { try $0.put(bytes("after"), forKey: bytes("k"), in: db) }
+                #expect(try value(environment, db) == bytes("after"), "\(function)")
+                if Self.openingFunctions.contains(function) {
+                    let other = try Environment.open(path: directory.appending("other"))
+                    let otherDB = try other.write { try $0.openDatabase(named: "db", options: .create) }
+                    _ = try other.write { try $0.put(bytes("after"), forKey: bytes("k"), in: otherDB) }
+                    #expect(try value(other, otherDB) == bytes("after"), "\(function)")
+                }
+            }
+        }
+
         @Test func failuresAreForcedPerEnvironment() throws {
             try withEnvironment { first, _ in
                 try withEnvironment { second, _ in
                     let a = try prepared(first)
                     let b = try prepared(second)
-                    first._forceFailure("mdb_get", error: .ioError)
+                    first._forceFailure(.get, error: .ioError)
                     #expect(try value(second, b) == bytes("before"), "another environment is not affected")
                     #expect(throws: LMDBError.ioError) { try value(first, a) }
                 }

@@ -2,7 +2,9 @@ import Synchronization
 
 /// Forces chosen LMDB calls to fail, so tests can exercise the error paths (debug builds only).
 ///
-/// Each environment has its own injector, so tests that run in parallel do not interfere.
+/// Each environment has its own injector, so tests that run in parallel do not interfere. The
+/// wrappers in `LMDBCalls.swift` ask it before every call that returns an error code; in release
+/// builds ``forcedCode(for:)`` is `nil` and the check compiles away.
 final class FailureInjector: Sendable {
     private struct Rule {
         var code: Int32
@@ -10,19 +12,32 @@ final class FailureInjector: Sendable {
         var skipped: Int
     }
 
-    private let rules = Mutex<[String: Rule]>([:])
+    private let rules = Mutex<[LMDBFunction: Rule]>([:])
+    /// How many functions have a rule: calls of an environment without any skip the lock.
+    private let armed = Atomic<Int>(0)
 
-    /// Lets `after` calls of `function` through, then makes the next `times` fail with `code`.
-    func force(_ function: String, code: Int32, times: Int, after: Int = 0) {
-        rules.withLock { $0[function] = Rule(code: code, remaining: times, skipped: after) }
+    /// Lets `after` calls of `function` through, then makes the next `times` fail with `code`
+    /// (`times` of 0 removes the rule).
+    func force(_ function: LMDBFunction, code: Int32, times: Int, after: Int = 0) {
+        precondition(code != 0, "a forced failure needs a non-zero code")
+        precondition(times >= 0 && after >= 0, "times and after must not be negative")
+        rules.withLock { rules in
+            rules[function] = times > 0 ? Rule(code: code, remaining: times, skipped: after) : nil
+            armed.store(rules.count, ordering: .releasing)
+        }
     }
 
-    /// The code a call of `function` must fail with, if any; consumes one forced failure.
+    /// Whether a forced failure is still to come.
+    var isArmed: Bool { armed.load(ordering: .acquiring) > 0 }
+
+    /// The code a call of `function` must return instead of calling LMDB, if any; consumes one
+    /// forced failure.
     @inline(__always)
-    func forcedCode(for function: String) -> Int32? {
+    func forcedCode(for function: LMDBFunction) -> Int32? {
         #if ENABLE_MOCKING
+            guard isArmed else { return nil }
             return rules.withLock { rules -> Int32? in
-                guard var rule = rules[function], rule.remaining > 0 else { return nil }
+                guard var rule = rules[function] else { return nil }
                 if rule.skipped > 0 {
                     rule.skipped -= 1
                     rules[function] = rule
@@ -30,6 +45,7 @@ final class FailureInjector: Sendable {
                 }
                 rule.remaining -= 1
                 rules[function] = rule.remaining > 0 ? rule : nil
+                armed.store(rules.count, ordering: .releasing)
                 return rule.code
             }
         #else

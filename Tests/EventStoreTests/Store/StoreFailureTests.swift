@@ -55,7 +55,7 @@
                 let before = try Snapshot(store)
                 let environment = try Environment.open(path: store.path)
                 #expect(environment === store.environment, "the store's own environment")
-                environment._forceFailure("mdb_txn_commit", error: .ioError)
+                environment._forceFailure(.txnCommit, error: .ioError)
                 await Self.expectStorageError(.ioError) {
                     try await store.append([
                         .put("notes", id: "lost", fields: ["title": "offline"]), .delete("notes", id: "n1"),
@@ -78,7 +78,7 @@
             try await withTemporaryStore(configuration: F.configuration()) { store async throws in
                 try await Self.filled(store)
                 let before = try Snapshot(store)
-                store.environment._forceFailure("mdb_put", error: error)
+                store.environment._forceFailure(.put, error: error)
                 await Self.expectStorageError(error) {
                     try await store.patch("notes", id: "n3", fields: ["title": "changed"])
                 }
@@ -91,7 +91,7 @@
         @Test func aFailedCommitFailsEveryWriterOfTheGroupAndNoEventIsLost() async throws {
             try await withTemporaryStore(configuration: F.configuration()) { store async throws in
                 try await Self.filled(store)
-                store.environment._forceFailure("mdb_txn_commit", error: .ioError)
+                store.environment._forceFailure(.txnCommit, error: .ioError)
                 let succeeded = try await withThrowingTaskGroup(of: String?.self) { group in
                     for index in 0..<40 {
                         group.addTask {
@@ -124,7 +124,7 @@
                         origin, $0, at: HLCTimestamp(physical: F.epoch, logical: UInt16($0)), "notes", "r\($0)", .put,
                         ["title": "remote"])
                 }
-                store.environment._forceFailure("mdb_txn_commit", error: .ioError)
+                store.environment._forceFailure(.txnCommit, error: .ioError)
                 await Self.expectStorageError(.ioError) { _ = try await store.ingest(events) }
                 #expect(try store.head() == 0)
                 let result = try await store.ingest(events)
@@ -138,7 +138,7 @@
             configuration.mapSize = 1 << 20
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
-                store.environment._forceFailure("mdb_put", error: .mapFull)
+                store.environment._forceFailure(.put, error: .mapFull)
                 let events = try await store.append(
                     (0..<10).map { .put("notes", id: "g\($0)", fields: ["title": "grown"]) })
                 #expect(events.map(\.seq) == Array(21...30))
@@ -154,7 +154,7 @@
                 try await Self.filled(store)
                 let before = try Snapshot(store)
                 let generation = try store.read { try $0.activeGeneration() }
-                store.environment._forceFailure("mdb_put", error: .ioError)
+                store.environment._forceFailure(.put, error: .ioError)
                 await #expect(throws: (any Error).self) { try await store.rebuildProjections() }
                 #expect(try store.read { try $0.activeGeneration() } == generation)
                 #expect(try Snapshot(store) == before)
@@ -183,7 +183,7 @@
                 try await store.append(
                     (0..<20).map { .patch("notes", id: "n\($0)", fields: ["content": "edited \($0)"]) })
                 let bytes = try F.projectionBytes(store)
-                store.environment._forceFailure("mdb_put", error: .mapFull, after: failAfterPuts)
+                store.environment._forceFailure(.put, error: .mapFull, after: failAfterPuts)
                 try await store.rebuildProjections()
                 #expect(try F.projectionBytes(store) == bytes)
                 #expect(try store.verify().isConsistent)
@@ -197,7 +197,7 @@
         @Test func aFailedReadIsReportedAndTheNextReadSucceeds() async throws {
             try await withTemporaryStore(configuration: F.configuration()) { store async throws in
                 try await Self.filled(store)
-                store.environment._forceFailure("mdb_get", error: .ioError)
+                store.environment._forceFailure(.get, error: .ioError)
                 #expect(throws: (any Error).self) { _ = try store.item("notes", "n1") }
                 #expect(try store.item("notes", "n1")?["title"] == "sync note 1")
             }

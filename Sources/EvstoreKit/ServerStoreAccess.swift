@@ -1,6 +1,6 @@
 import EventStore
-public import EventSync
-public import EventSyncService
+package import EventSync
+package import EventSyncService
 import SyncPostgres
 
 /// A store the sync server keeps in PostgreSQL (`evstore dump|verify NAME --postgres URL`). That
@@ -14,16 +14,16 @@ import SyncPostgres
 /// defer { server.close() }
 /// let info = try await server.info()
 /// ```
-public struct ServerStoreAccess: Sendable {
+package struct ServerStoreAccess: Sendable {
     /// The service reading the backend.
-    public let service: SyncService
+    package let service: SyncService
     /// The store's name on the server.
-    public let name: String
+    package let name: String
 
     /// Opens store `name` of the PostgreSQL database at `url`.
     ///
     /// - Throws: A usage error for an unusable URL or store name.
-    public static func postgres(url: String, store name: String) throws -> ServerStoreAccess {
+    package static func postgres(url: String, store name: String) throws -> ServerStoreAccess {
         try postgres(urls: [url], store: name)
     }
 
@@ -31,7 +31,7 @@ public struct ServerStoreAccess: Sendable {
     /// stores are spread over them by name; give them in the deployment's order).
     ///
     /// - Throws: A usage error for an unusable URL or store name.
-    public static func postgres(urls: [String], store name: String) throws -> ServerStoreAccess {
+    package static func postgres(urls: [String], store name: String) throws -> ServerStoreAccess {
         guard StoreName.isValid(name) else {
             throw ToolError.usage(
                 "\(name.debugDescription) is not a store name (with --postgres, give the store's name)")
@@ -44,7 +44,7 @@ public struct ServerStoreAccess: Sendable {
     /// The store's head, epoch and log digest.
     ///
     /// - Throws: ``ToolError`` when the store is missing or the database cannot be read.
-    public func info() async throws -> RemoteInfo {
+    package func info() async throws -> RemoteInfo {
         do {
             return try await service.info(store: name)
         } catch {
@@ -55,7 +55,7 @@ public struct ServerStoreAccess: Sendable {
     /// Calls `body` with every page of the log after `after`, in order, until it returns `false`.
     ///
     /// - Throws: ``ToolError`` when the database cannot be read, or what `body` throws.
-    public func forEachPage(after: UInt64 = 0, _ body: (PullPage) throws -> Bool) async throws {
+    package func forEachPage(after: UInt64 = 0, _ body: (PullPage) throws -> Bool) async throws {
         var after = after
         while true {
             let page: PullPage
@@ -71,5 +71,5 @@ public struct ServerStoreAccess: Sendable {
     }
 
     /// Closes the connections.
-    public func close() { service.close() }
+    package func close() { service.close() }
 }

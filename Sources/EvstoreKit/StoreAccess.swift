@@ -1,9 +1,9 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// Opening stores for the tool: read-only for inspection, writable for changes, with one clear
 /// line when the path is missing, not a store, or damaged.
-public enum StoreAccess {
+package enum StoreAccess {
     /// Opens an existing store read-only, creating nothing, with the configuration it records
     /// (``EventStore/Store/SearchChange/useStored``).
     ///
@@ -15,7 +15,7 @@ public enum StoreAccess {
     /// - Throws: ``ToolError`` (exit status 1) when there is no store at `path` (a missing path,
     ///   or a directory without `data.mdb`), `path` is not a store, or the store cannot be opened
     ///   (the message keeps the reason, such as `permission denied`).
-    public static func openReadOnly(_ path: String) throws -> Store {
+    package static func openReadOnly(_ path: String) throws -> Store {
         let store = try open(path, readOnly: true)
         if !store.usesLockFile {
             FileHandle.standardError.write(
@@ -35,7 +35,7 @@ public enum StoreAccess {
     ///
     /// `indexes` are declared in addition to the ones the store records, and built from its items
     /// when they are new (``EventStore/Store/IndexChange/build``).
-    public static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws
+    package static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws
         -> Store
     {
         try open(path, readOnly: false, create: create, indexes: indexes)
@@ -92,7 +92,7 @@ public enum StoreAccess {
     ///
     /// - Throws: ``ToolError`` when no collection has the item, or a usage error (exit status
     ///   64) when several do and `--collection` is needed.
-    public static func resolveItem(_ item: String, collection: String?, in store: Store) throws -> (
+    package static func resolveItem(_ item: String, collection: String?, in store: Store) throws -> (
         collection: String, id: String
     ) {
         if let collection { return (collection, item) }

@@ -1,26 +1,26 @@
 import EventStore
 
 /// A failure the tool reports as one clear line, with its exit status.
-public struct ToolError: Error, CustomStringConvertible, Sendable {
+package struct ToolError: Error, CustomStringConvertible, Sendable {
     /// The line to print.
-    public var message: String
+    package var message: String
     /// The process exit status: 1 for a failed check or operation, 64 for a usage error.
-    public var exitCode: Int32
+    package var exitCode: Int32
 
     /// Creates an error.
-    public init(_ message: String, exitCode: Int32 = 1) {
+    package init(_ message: String, exitCode: Int32 = 1) {
         self.message = message
         self.exitCode = exitCode
     }
 
     /// A usage error (exit status 64).
-    public static func usage(_ message: String) -> ToolError { ToolError(message, exitCode: 64) }
+    package static func usage(_ message: String) -> ToolError { ToolError(message, exitCode: 64) }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 
     /// Turns any error into one line for people.
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? ToolError { return error.message }
         if let error = error as? EventStoreError {
             if error.code == .corrupt {

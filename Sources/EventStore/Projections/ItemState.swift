@@ -75,6 +75,14 @@ struct ItemState: Sendable, Hashable {
         var loserClears = false
     }
 
+    /// Whether a write stamped `loser` and the write that beat it (stamped `winner`, made with
+    /// the item seen as of `base`) were concurrent: neither had seen the other. A replica sees
+    /// its own writes, so two writes of one origin never are. The one rule behind conflict
+    /// records and every explanation of a conflict.
+    static func concurrent(_ loser: Stamp, beatenBy winner: Stamp, base: HLCTimestamp) -> Bool {
+        loser.origin != winner.origin && loser.hlc > base
+    }
+
     /// Applies `event` and reports what happened to each field it touched.
     @discardableResult
     mutating func apply(_ event: Event, collectOutcomes: Bool = false) -> [Outcome] {
@@ -95,7 +103,7 @@ struct ItemState: Sendable, Hashable {
                         outcomes.append(
                             Outcome(
                                 field: name, kind: .cleared, loser: field, winner: floorWrite, winnerClears: true,
-                                concurrent: field.stamp.origin != stamp.origin && field.stamp.hlc > event.base))
+                                concurrent: ItemState.concurrent(field.stamp, beatenBy: stamp, base: event.base)))
                     }
                 }
             }
@@ -110,7 +118,7 @@ struct ItemState: Sendable, Hashable {
                         outcomes.append(
                             Outcome(
                                 field: name, kind: .lost, loser: write, winner: existing, winnerClears: false,
-                                concurrent: existing.stamp.origin != stamp.origin && stamp.hlc > existing.base))
+                                concurrent: ItemState.concurrent(stamp, beatenBy: existing.stamp, base: existing.base)))
                     }
                     continue
                 }
@@ -118,7 +126,7 @@ struct ItemState: Sendable, Hashable {
                     outcomes.append(
                         Outcome(
                             field: name, kind: .won, loser: existing, winner: write, winnerClears: false,
-                            concurrent: existing.stamp.origin != stamp.origin && existing.stamp.hlc > event.base))
+                            concurrent: ItemState.concurrent(existing.stamp, beatenBy: stamp, base: event.base)))
                 }
             } else if let floor, stamp < floor.stamp {
                 // Written below the floor: a later put or delete already cleared it.
@@ -127,7 +135,7 @@ struct ItemState: Sendable, Hashable {
                     outcomes.append(
                         Outcome(
                             field: name, kind: .lost, loser: write, winner: winner, winnerClears: true,
-                            concurrent: floor.stamp.origin != stamp.origin && stamp.hlc > floor.base))
+                            concurrent: ItemState.concurrent(stamp, beatenBy: floor.stamp, base: floor.base)))
                 }
                 continue
             } else if collectOutcomes {

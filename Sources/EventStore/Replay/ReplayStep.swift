@@ -50,4 +50,42 @@ public struct FieldHistoryEntry: Sendable, Hashable {
     public var original: Event? = nil
     /// The event's update of an add-wins set or counter field (`nil` for other writes).
     public var update: FieldUpdate? = nil
+    /// What became of the write, by the merge's own rules (see ``Outcome``).
+    public var outcome: Outcome = .won
+
+    /// What became of one write to a field.
+    public enum Outcome: Sendable, Hashable {
+        /// The write holds the field (or, for a `put` without the field or a `delete`, the field
+        /// is cleared by it).
+        case won
+        /// The next write by stamp, made after seeing this one, replaced it.
+        case overwritten(by: EventID)
+        /// A write made without seeing this one (a conflict, as the merge records it) has the
+        /// greater stamp.
+        case conflict(lostTo: EventID)
+        /// A later `put` without the field, or a `delete`, cleared it.
+        case cleared(by: EventID)
+        /// An update of an add-wins set or counter: it takes part in the field's value as
+        /// ``FieldHistoryEntry/reason`` says (additions kept or taken away, removals, increments).
+        case merged
+
+        /// `won`, `overwritten`, `conflict`, `cleared` or `merged`.
+        public var name: String {
+            switch self {
+            case .won: "won"
+            case .overwritten: "overwritten"
+            case .conflict: "conflict"
+            case .cleared: "cleared"
+            case .merged: "merged"
+            }
+        }
+
+        /// The event that beat the write, if any.
+        public var beatenBy: EventID? {
+            switch self {
+            case .won, .merged: nil
+            case .overwritten(let id), .conflict(let id), .cleared(let id): id
+            }
+        }
+    }
 }

@@ -13,16 +13,15 @@ extension Store {
         case .hlc: through = head
         }
         let scratch = try ScratchProjections(configuration: configuration)
-        let counter = ResultBox<UInt64>()
-        counter.set(0)
+        var eventsApplied: UInt64 = 0
         try scratch.build(
             from: self, through: through,
             include: { event in
                 guard point.includes(event) else { return false }
-                counter.set(counter.get() + 1)
+                eventsApplied += 1
                 return true
             }, progress: progress)
-        return ReplayedState(point: point, eventsApplied: counter.get(), scratch: scratch)
+        return ReplayedState(point: point, eventsApplied: eventsApplied, scratch: scratch)
     }
 
     /// The history of one item up to `point`, event by event, with what each did to each field.
@@ -81,6 +80,7 @@ extension Store {
             return event
         }
         let policies = schemas.policies(of: collection)
+        let conflicts = try read { try $0.conflicts(collection: collection, item: item) }
         var final = ItemState()
         var known = Set<String>()
         for event in events {
@@ -92,8 +92,14 @@ extension Store {
         var entries: [FieldHistoryEntry] = []
         for name in fields {
             if let policy = policies[name] {
-                entries += Store.mergedHistory(
+                var merged = Store.mergedHistory(
                     of: name, policy: policy, events: events, final: final, originals: originals)
+                for index in merged.indices {
+                    merged[index].outcome =
+                        merged[index].update == nil
+                        ? Store.outcome(of: index, among: merged, conflicts: conflicts) : .merged
+                }
+                entries += merged
                 continue
             }
             let current = final.fields[name]
@@ -121,10 +127,31 @@ extension Store {
             for index in writes.indices {
                 writes[index].reason = Store.reason(
                     for: writes[index], among: writes, current: current, floor: final.floor)
+                writes[index].outcome = Store.outcome(of: index, among: writes, conflicts: conflicts)
             }
             entries.append(contentsOf: writes)
         }
         return entries
+    }
+
+    /// What became of `writes[index]` (one field's writes, by stamp): it won; it lost a conflict
+    /// the merge recorded; or the next write cleared it, or beat it concurrently
+    /// (``ItemState/concurrent(_:beatenBy:base:)``), or overwrote it having seen it.
+    static func outcome(of index: Int, among writes: [FieldHistoryEntry], conflicts: [ConflictRecord])
+        -> FieldHistoryEntry.Outcome
+    {
+        let entry = writes[index]
+        if entry.won { return .won }
+        let event = entry.event
+        if let record = conflicts.first(where: { $0.field == entry.field && $0.loser.event == event.id }) {
+            return .conflict(lostTo: record.winner.event)
+        }
+        guard let next = writes[(index + 1)...].first else { return .cleared(by: event.id) }
+        if next.value == nil { return .cleared(by: next.event.id) }
+        if ItemState.concurrent(event.stamp, beatenBy: next.event.stamp, base: next.event.base) {
+            return .conflict(lostTo: next.event.id)
+        }
+        return .overwritten(by: next.event.id)
     }
 
     static func reason(

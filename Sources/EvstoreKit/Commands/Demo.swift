@@ -11,20 +11,20 @@ import SyncServer
 /// conflict), sync, and end with the same notes; the conflict is shown and explained, offline
 /// searches run on the phone, and `explain` shows the conflicted field's history. Every run
 /// starts from fresh replicas inside ``directory``.
-public struct Demo: Sendable {
+package struct Demo: Sendable {
     /// Where the demo keeps its server data and replicas (`server`, `phone`, `laptop`).
-    public var directory: String
+    package var directory: String
 
     /// Creates the demo.
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
     /// The default directory: `evstore-demo` in the system's temporary directory.
-    public static var defaultDirectory: String {
+    package static var defaultDirectory: String {
         NSTemporaryDirectory() + "evstore-demo"
     }
 
     /// Runs the story, printing it to `output`.
-    public func run(output: Output) async throws {
+    package func run(output: Output) async throws {
         let manager = FileManager.default
         for name in ["server", "phone", "laptop"] { try? manager.removeItem(atPath: "\(directory)/\(name)") }
         try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,25 +1,25 @@
-public import EventStore
+package import EventStore
 import EventSync
 import EventSyncService
 import Foundation
 
 /// One entry of `evstore dump --meta`: a metadata or projection-state key, decoded.
-public struct MetaEntry: Sendable, Hashable {
+package struct MetaEntry: Sendable, Hashable {
     /// `meta`, or the active generation's state database (`g0.state`).
-    public var database: String
+    package var database: String
     /// The key (`store.hlc`, `sync.remote.<url>`, `applied-through`, …).
-    public var key: String
+    package var key: String
     /// The decoded value: integers as numbers, the replica id as hex, clock stamps as decimal
     /// strings (like every stamp in the tool's JSON), sync cursors as objects `{"epoch",
     /// "pushed", "pulled", "mark", "digest", "deferred"}`, other text as a string, other bytes as hex.
-    public var value: Value
+    package var value: Value
     /// The value as the table shows it (`2026-11-22T10:39:41.595Z+1` for a stamp).
-    public var text: String
+    package var text: String
     /// What the entry means, in a few words.
-    public var about: String
+    package var about: String
 
     /// The entry as a JSON line: `{"database", "key", "value", "text", "about"}`.
-    public var jsonLine: String {
+    package var jsonLine: String {
         Rendering.jsonLine([
             "database": .string(database), "key": .string(key), "value": value, "text": .string(text),
             "about": .string(about),
@@ -30,7 +30,7 @@ public struct MetaEntry: Sendable, Hashable {
 extension Dump {
     /// Every metadata entry (replica id, clock, format version, generation, sync cursors and
     /// epochs, the application's keys) and the projection state (checkpoint, counters), decoded.
-    public static func metaEntries(_ store: Store) throws -> [MetaEntry] {
+    package static func metaEntries(_ store: Store) throws -> [MetaEntry] {
         try store.read { reader in
             let generation = try reader.activeGeneration()
             let meta = try reader.allMetadata().map {

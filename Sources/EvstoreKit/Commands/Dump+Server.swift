@@ -8,7 +8,7 @@ extension Dump {
     /// - Throws: ``ToolError/usage(_:)`` for a section the backend cannot answer (it keeps no
     ///   items, search index or conflicts) or a filter the section ignores; ``ToolError`` when
     ///   the store cannot be read.
-    public func run(server: ServerStoreAccess, output: Output) async throws {
+    package func run(server: ServerStoreAccess, output: Output) async throws {
         try checkFilters()
         switch section {
         case .events:

@@ -1,10 +1,10 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// `evstore dump`: the log, the items, the search terms, the conflicts or the metadata.
-public struct Dump: Sendable {
+package struct Dump: Sendable {
     /// What to dump.
-    public enum Section: String, CaseIterable, Sendable {
+    package enum Section: String, CaseIterable, Sendable {
         /// Events of the log (the default).
         case events
         /// Current items.
@@ -18,30 +18,30 @@ public struct Dump: Sendable {
     }
 
     /// The section.
-    public var section: Section = .events
+    package var section: Section = .events
     /// The first seq (events).
-    public var from: UInt64 = 1
+    package var from: UInt64 = 1
     /// The last seq (events).
-    public var to: UInt64 = .max
+    package var to: UInt64 = .max
     /// Only this collection.
-    public var collection: String?
+    package var collection: String?
     /// Only this item.
-    public var item: String?
+    package var item: String?
     /// Only events from this origin (replica id or its prefix).
-    public var origin: String?
+    package var origin: String?
     /// The most records.
-    public var limit: Int = .max
+    package var limit: Int = .max
     /// Table or JSON lines.
-    public var format: OutputFormat = .table
+    package var format: OutputFormat = .table
 
     /// Creates a dump with defaults.
-    public init() {}
+    package init() {}
 
     /// Prints the records.
     ///
     /// - Throws: ``ToolError/usage(_:)`` for a filter the section does not support (an
     ///   `--origin` with `--items`, say), before anything is printed.
-    public func run(store: Store, output: Output) throws {
+    package func run(store: Store, output: Output) throws {
         try checkFilters()
         switch section {
         case .events: try events(store, output)

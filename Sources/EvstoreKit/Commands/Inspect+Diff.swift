@@ -1,50 +1,50 @@
-public import EventStore
+package import EventStore
 
 extension Inspect {
     /// The result of comparing two replicas.
-    public struct DiffResult: Sendable {
+    package struct DiffResult: Sendable {
         /// One field that differs: its value in A and in B (`nil`: absent).
-        public struct FieldDifference: Sendable, Hashable {
+        package struct FieldDifference: Sendable, Hashable {
             /// The collection.
-            public var collection: String
+            package var collection: String
             /// The item id.
-            public var id: String
+            package var id: String
             /// The field name.
-            public var field: String
+            package var field: String
             /// The value in A.
-            public var a: Value?
+            package var a: Value?
             /// The value in B.
-            public var b: Value?
+            package var b: Value?
         }
 
         /// Field-level differences, by collection, item and field.
-        public var fields: [FieldDifference] = []
+        package var fields: [FieldDifference] = []
         /// Items that exist in A only.
-        public var itemsOnlyInA: [String] = []
+        package var itemsOnlyInA: [String] = []
         /// Items that exist in B only.
-        public var itemsOnlyInB: [String] = []
+        package var itemsOnlyInB: [String] = []
         /// Events A holds that B lacks, in A's log order.
-        public var onlyInA: [Event] = []
+        package var onlyInA: [Event] = []
         /// Events B holds that A lacks, in B's log order.
-        public var onlyInB: [Event] = []
+        package var onlyInB: [Event] = []
         /// Ids that name one event in A and another in B (same id, other content), in A's log
         /// order: one of the replicas reused ids it had published (a store restored from a backup
         /// or copied before sync detected it, or a forged id accepted by an older server).
-        public var conflictingIDs: [(a: Event, b: Event)] = []
+        package var conflictingIDs: [(a: Event, b: Event)] = []
         /// Events in A and items in A.
-        public var countsA: (events: UInt64, items: Int) = (0, 0)
+        package var countsA: (events: UInt64, items: Int) = (0, 0)
         /// Events in B and items in B.
-        public var countsB: (events: UInt64, items: Int) = (0, 0)
+        package var countsB: (events: UInt64, items: Int) = (0, 0)
 
         /// Whether the replicas hold the same items and events.
-        public var isEqual: Bool {
+        package var isEqual: Bool {
             fields.isEmpty && itemsOnlyInA.isEmpty && itemsOnlyInB.isEmpty && onlyInA.isEmpty && onlyInB.isEmpty
                 && conflictingIDs.isEmpty
         }
     }
 
     /// Compares the items (field by field) and the events (by id) of two stores.
-    public static func diff(_ a: Store, _ b: Store) throws -> DiffResult {
+    package static func diff(_ a: Store, _ b: Store) throws -> DiffResult {
         var result = DiffResult()
         let collections = Set(try a.read { try $0.collections() }).union(try b.read { try $0.collections() }).sorted()
         for collection in collections {
@@ -112,7 +112,7 @@ extension Inspect {
     /// (`seq`: its position in the store that has it), then `{"kind": "id-conflict", "event",
     /// "seq_a", "seq_b", "digest_a", "digest_b", "collection", "item"}` per id that names other
     /// events in A and B. Equal replicas print nothing (exit 0).
-    public static func printDiff(
+    package static func printDiff(
         _ result: DiffResult, labels: (a: String, b: String) = ("A", "B"), limit: Int = 50, format: OutputFormat,
         output: Output
     ) {

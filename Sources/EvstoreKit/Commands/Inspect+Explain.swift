@@ -1,85 +1,53 @@
-public import EventStore
+package import EventStore
 
 extension Inspect {
     /// Why each field of an item holds its value: every write, oldest stamp first, and its fate.
-    public struct Explanation: Sendable {
-        /// What became of one write.
-        public enum Outcome: Sendable, Hashable {
-            /// The write holds the field (or, for a `put` without the field or a `delete`,
-            /// the field is cleared by it).
-            case won
-            /// A later write, made after seeing this one, replaced it.
-            case overwritten(by: EventID)
-            /// A write made without seeing this one (a conflict) has the greater stamp.
-            case conflict(lostTo: EventID)
-            /// A later `put` without the field, or a `delete`, cleared it.
-            case cleared(by: EventID)
-            /// An update of an add-wins set or counter: it takes part in the field's value as
-            /// the reason says (additions kept or taken away, removals, increments).
-            case merged
-
-            /// `won`, `overwritten`, `conflict`, `cleared` or `merged`.
-            public var name: String {
-                switch self {
-                case .won: "won"
-                case .overwritten: "overwritten"
-                case .conflict: "conflict"
-                case .cleared: "cleared"
-                case .merged: "merged"
-                }
-            }
-
-            /// The event that beat the write, if any.
-            public var beatenBy: EventID? {
-                switch self {
-                case .won, .merged: nil
-                case .overwritten(let id), .conflict(let id), .cleared(let id): id
-                }
-            }
-        }
+    package struct Explanation: Sendable {
+        /// What became of one write: the engine's verdict (``EventStore/FieldHistoryEntry/Outcome``).
+        package typealias Outcome = FieldHistoryEntry.Outcome
 
         /// One write to a field.
-        public struct Write: Sendable, Hashable {
+        package struct Write: Sendable, Hashable {
             /// The event that wrote (or cleared) the field.
-            public var event: Event
+            package var event: Event
             /// The value written; `nil` when the event cleared the field.
-            public var value: Value?
+            package var value: Value?
             /// What became of it.
-            public var outcome: Outcome
+            package var outcome: Outcome
             /// The outcome in plain words.
-            public var reason: String
+            package var reason: String
             /// The event as the log holds it, when the collection's schema upcast it.
-            public var original: Event? = nil
+            package var original: Event? = nil
             /// The event's update of an add-wins set or counter (`nil` for other writes).
-            public var update: FieldUpdate? = nil
+            package var update: FieldUpdate? = nil
             /// For an update: whether it holds part of the field's value now (an addition in
             /// the set, a removal that took effect, an increment).
-            public var counts = false
+            package var counts = false
         }
 
         /// One field's history.
-        public struct Field: Sendable, Hashable {
+        package struct Field: Sendable, Hashable {
             /// The field name.
-            public var name: String
+            package var name: String
             /// The value the item holds now (`nil`: cleared or never set).
-            public var current: Value?
+            package var current: Value?
             /// Every write, oldest stamp first.
-            public var writes: [Write]
+            package var writes: [Write]
         }
 
         /// The item's collection.
-        public var collection: String
+        package var collection: String
         /// The item's id.
-        public var id: String
+        package var id: String
         /// The fields, in name order.
-        public var fields: [Field]
+        package var fields: [Field]
     }
 
     /// Works out the history of each field of an item (or one field) from its events and the
     /// store's conflict records.
     ///
     /// - Throws: ``ToolError`` when the item (or the field) was never written.
-    public static func explanation(
+    package static func explanation(
         store: Store, collection: String?, item: String, field: String?, names: ReplicaNames = ReplicaNames()
     ) throws -> Explanation {
         var names = names
@@ -112,7 +80,7 @@ extension Inspect {
         for name in order {
             let writes = byField[name]!.sorted { $0.event.stamp < $1.event.stamp }
             var explained: [Explanation.Write] = []
-            for (index, entry) in writes.enumerated() {
+            for entry in writes {
                 let event = entry.event
                 if let update = entry.update {
                     // The engine explains set and counter updates (Store.history).
@@ -122,10 +90,11 @@ extension Inspect {
                             update: update, counts: entry.won))
                     continue
                 }
-                let outcome: Explanation.Outcome
+                // The engine decides what became of the write; the tool words it.
+                let outcome = entry.outcome
                 let reason: String
-                if entry.won {
-                    outcome = .won
+                switch outcome {
+                case .won:
                     if entry.value == nil {
                         reason = "this \(event.operation) cleared the field, and no later write set it"
                     } else if writes.count == 1 {
@@ -136,30 +105,23 @@ extension Inspect {
                     } else {
                         reason = "holds the field: the latest stamp of \(writes.count) writes, on every replica"
                     }
-                } else if let record = conflicts.first(where: { $0.field == name && $0.loser.event == event.id }) {
-                    outcome = .conflict(lostTo: record.winner.event)
-                    let tie = record.winner.hlc == event.hlc
-                    let winner = names.event(record.winner.event)
-                    reason =
-                        "lost a conflict to \(label(record.winner.event)): neither write had seen the other; "
-                        + (tie
-                            ? "equal clock stamps, and \(winner)'s replica id orders after"
-                            : "\(winner) has the later stamp")
-                } else if let next = writes[(index + 1)...].first {
-                    let nextLabel = label(next.event.id)
-                    if next.value == nil {
-                        outcome = .cleared(by: next.event.id)
-                        reason = "cleared by the later \(next.event.operation) \(nextLabel)"
-                    } else if next.event.base < event.hlc {
-                        outcome = .conflict(lostTo: next.event.id)
+                case .conflict(let winner):
+                    if let record = conflicts.first(where: { $0.field == name && $0.loser.event == event.id }) {
                         reason =
-                            "lost a conflict to \(nextLabel): it was written without seeing this write, and has the later stamp"
+                            "lost a conflict to \(label(winner)): neither write had seen the other; "
+                            + (record.winner.hlc == event.hlc
+                                ? "equal clock stamps, and \(names.event(winner))'s replica id orders after"
+                                : "\(names.event(winner)) has the later stamp")
                     } else {
-                        outcome = .overwritten(by: next.event.id)
-                        reason = "overwritten by \(nextLabel), written after it"
+                        reason =
+                            "lost a conflict to \(label(winner)): it was written without seeing this write, and has the later stamp"
                     }
-                } else {
-                    outcome = .cleared(by: event.id)
+                case .cleared(let by) where by != event.id:
+                    let operation = writes.first { $0.event.id == by }?.event.operation
+                    reason = "cleared by the later \(operation.map { "\($0)" } ?? "write") \(label(by))"
+                case .overwritten(let by):
+                    reason = "overwritten by \(label(by)), written after it"
+                case .cleared, .merged:
                     reason = entry.reason
                 }
                 explained.append(
@@ -180,7 +142,7 @@ extension Inspect {
     /// "original", "update"}` (`original`: the event as logged when its collection's schema
     /// upcast it, else null; `update`: an add-wins set's or counter's update, as in the event's
     /// JSON, else null — `won` then says whether it holds part of the value).
-    public static func explain(
+    package static func explain(
         store: Store, collection: String?, item: String, field: String?, format: OutputFormat,
         names: ReplicaNames = ReplicaNames(), output: Output
     ) throws {

@@ -1,13 +1,13 @@
-public import EventStore
+package import EventStore
 
 extension Inspect {
     /// What `evstore rebuild` did.
-    public struct Rebuild: Sendable, Hashable {
+    package struct Rebuild: Sendable, Hashable {
         /// The events the projections were rebuilt from.
-        public var events: UInt64
+        package var events: UInt64
         /// Custom projections the store records that the tool cannot run: not rebuilt here, and
         /// marked stale so that the application's next open rebuilds them.
-        public var skippedProjections: [ProjectionRecord]
+        package var skippedProjections: [ProjectionRecord]
     }
 
     /// Rebuilds a store's projections with the configuration it records (see
@@ -17,7 +17,7 @@ extension Inspect {
     /// rebuilt here. Their data is left to the application: the open that preceded this rebuild
     /// marked them stale (``EventStore/ProjectionRecord/isStale``), and the application's next
     /// open rebuilds them.
-    public static func rebuild(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) async throws
+    package static func rebuild(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) async throws
         -> Rebuild
     {
         try await store.rebuildProjections(progress: progress)
@@ -27,7 +27,7 @@ extension Inspect {
 
     /// Prints what a rebuild did: `rebuilt the projections from N events`, then one line per
     /// skipped custom projection.
-    public static func printRebuild(_ rebuild: Rebuild, output: Output) {
+    package static func printRebuild(_ rebuild: Rebuild, output: Output) {
         output.line("rebuilt the projections from \(rebuild.events) events")
         for projection in rebuild.skippedProjections {
             output.line("\(skippedLine(projection)); the application rebuilds it when it next opens the store")

@@ -1,25 +1,25 @@
-public import EventStore
+package import EventStore
 
 extension Inspect {
     /// What `evstore replay` shows.
-    public struct ReplayRequest: Sendable {
+    package struct ReplayRequest: Sendable {
         /// The point to replay to.
-        public var point: ReplayPoint
+        package var point: ReplayPoint
         /// Only this collection.
-        public var collection: String?
+        package var collection: String?
         /// Only this item (`ID` with ``collection``, or `COLLECTION/ID`).
-        public var item: String?
+        package var item: String?
         /// Print each event and what it did to each field.
-        public var step = false
+        package var step = false
         /// The most events (with ``step``) or items to print.
-        public var limit = Int.max
+        package var limit = Int.max
         /// Table or JSON lines.
-        public var format: OutputFormat = .table
+        package var format: OutputFormat = .table
         /// Names for replicas in tables.
-        public var names = ReplicaNames()
+        package var names = ReplicaNames()
 
         /// Creates a request.
-        public init(point: ReplayPoint) { self.point = point }
+        package init(point: ReplayPoint) { self.point = point }
     }
 
     /// Prints the items as they were at a point of the log (all, one collection, or one item);
@@ -30,7 +30,7 @@ extension Inspect {
     /// an item that does not exist at that point is `{"collection", "id", "deleted": true}`);
     /// steps as `{"seq", "event", "hlc", "op", "collection", "item", "changes": [{"field",
     /// "old", "new", "outcome": "set"|"cleared"|"lost", "lost_to"}], "item_after"}`.
-    public static func replay(store: Store, _ request: ReplayRequest, output: Output) throws {
+    package static func replay(store: Store, _ request: ReplayRequest, output: Output) throws {
         var request = request
         if request.point == .seq(.max) { request.point = .seq(try store.head()) }
         var names = request.names

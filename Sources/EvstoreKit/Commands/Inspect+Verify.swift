@@ -1,14 +1,14 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 extension Inspect {
     /// What `evstore verify` found.
-    public struct Verification: Sendable {
+    package struct Verification: Sendable {
         /// The report.
-        public var report: VerificationReport
+        package var report: VerificationReport
         /// When another process wrote the store during the check: the head of the consistent
         /// snapshot that was verified instead.
-        public var snapshotHead: UInt64?
+        package var snapshotHead: UInt64?
     }
 
     /// Verifies a store (see ``EventStore/Store/verify(progress:)``), also while another process
@@ -22,7 +22,7 @@ extension Inspect {
     /// With `other` (another replica of the same data, or a server's store), every event id both
     /// hold must name the same event: an id with other content there is an `id-conflict`
     /// problem (a replica reused ids it had published; see ``diff(_:_:)``).
-    public static func verify(
+    package static func verify(
         store: Store, against other: Store? = nil, progress: (@Sendable (Store.Progress) -> Void)? = nil
     ) throws -> Verification {
         var verification = try verifyAlone(store: store, progress: progress)

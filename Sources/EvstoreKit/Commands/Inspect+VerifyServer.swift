@@ -3,16 +3,16 @@ import EventSync
 
 extension Inspect {
     /// What `evstore verify NAME --postgres URL` found in a server store's log.
-    public struct ServerLogVerification: Sendable {
+    package struct ServerLogVerification: Sendable {
         /// The events read.
-        public var events = 0
+        package var events = 0
         /// The pages read.
-        public var pages = 0
+        package var pages = 0
         /// What is wrong, in words (empty when the log is sound).
-        public var problems: [String] = []
+        package var problems: [String] = []
 
         /// Whether the log is sound.
-        public var isConsistent: Bool { problems.isEmpty }
+        package var isConsistent: Bool { problems.isEmpty }
     }
 
     /// Reads a server store's whole log through the protocol and checks it as a client would, and
@@ -20,7 +20,7 @@ extension Inspect {
     /// server reports at the end of every page against the digest the events themselves give.
     ///
     /// - Throws: ``ToolError`` when the store cannot be read.
-    public static func verify(server: ServerStoreAccess) async throws -> ServerLogVerification {
+    package static func verify(server: ServerStoreAccess) async throws -> ServerLogVerification {
         var result = ServerLogVerification()
         var digest = LogDigest.empty
         var next: UInt64 = 1
@@ -51,7 +51,7 @@ extension Inspect {
     }
 
     /// Prints a ``ServerLogVerification``; returns whether the log is sound.
-    public static func printServerVerification(
+    package static func printServerVerification(
         _ verification: ServerLogVerification, format: OutputFormat, output: Output
     ) -> Bool {
         switch format {

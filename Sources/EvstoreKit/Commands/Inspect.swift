@@ -1,9 +1,9 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// The logic of `evstore replay`, `explain`, `diff`, `verify`, `stats` and `search`, shared by
 /// the executable and the tests. Each prints through an ``Output`` in a table or JSON lines.
-public enum Inspect {
+package enum Inspect {
     /// Prints a verification report; returns whether the store is consistent.
     ///
     /// JSON lines: one `{"kind", "database", "key", "detail"}` per problem (`kind`: `log-gap`,
@@ -15,7 +15,7 @@ public enum Inspect {
     /// that the tool cannot run, whose data was not compared — see
     /// ``EventStore/VerificationReport/skippedProjections``).
     @discardableResult
-    public static func printVerification(
+    package static func printVerification(
         _ report: VerificationReport, snapshotHead: UInt64? = nil, format: OutputFormat, output: Output
     ) -> Bool {
         switch format {
@@ -81,7 +81,7 @@ public enum Inspect {
     /// "map_size", "used_bytes", "file_bytes", "page_size", "readers", "max_readers", "generation"}`,
     /// then one `{"kind": "database", "database", "entries", "depth", "branch_pages", "leaf_pages",
     /// "overflow_pages", "bytes"}` per named database.
-    public static func printStatistics(_ stats: StoreStatistics, fileBytes: Int?, format: OutputFormat, output: Output)
+    package static func printStatistics(_ stats: StoreStatistics, fileBytes: Int?, format: OutputFormat, output: Output)
     {
         switch format {
         case .jsonl:
@@ -140,7 +140,7 @@ public enum Inspect {
     /// `highlights` maps each matched field to `{"text", "ranges": [[start, end]…] (UTF-8 byte
     /// offsets in text), "marked", "cut_before", "cut_after"}` (`{}` without `--snippets`); then,
     /// when facets were asked for, one line `{"total", "facets": {field: [{"value", "count"}…]}}`.
-    public static func printSearch(_ page: SearchPage, facets: Bool, format: OutputFormat, output: Output) {
+    package static func printSearch(_ page: SearchPage, facets: Bool, format: OutputFormat, output: Output) {
         switch format {
         case .jsonl:
             for result in page.results {

@@ -1,4 +1,4 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// `evstore query`: a ``EventStore/Query`` from the command line, answered read-only from the
@@ -12,33 +12,33 @@ import Foundation
 /// With `--format jsonl` each item is one line as `dump --items` prints it, and when more pages
 /// follow, a last line `{"cursor":"q1.…"}` holds the cursor to pass to `--after`; in a table the
 /// cursor follows on a line `next page: --after q1.…`.
-public struct QueryItems: Sendable {
+package struct QueryItems: Sendable {
     /// The collection.
-    public var collection: String
+    package var collection: String
     /// Filters, `FIELD OP VALUE`, all of which must hold.
-    public var filters: [String] = []
+    package var filters: [String] = []
     /// Sort fields, `FIELD` or `FIELD:desc`.
-    public var sorts: [String] = []
+    package var sorts: [String] = []
     /// The page size.
-    public var limit: Int?
+    package var limit: Int?
     /// The cursor of the previous page.
-    public var after: String?
+    package var after: String?
     /// Print the number of matching items instead of the items.
-    public var count = false
+    package var count = false
     /// Read every item when no index serves the query.
-    public var allowsScan = false
+    package var allowsScan = false
     /// Table or JSON lines.
-    public var format: OutputFormat = .table
+    package var format: OutputFormat = .table
 
     /// Creates a query of `collection`.
-    public init(collection: String) {
+    package init(collection: String) {
         self.collection = collection
     }
 
     /// The query the options describe.
     ///
     /// - Throws: ``ToolError/usage(_:)`` for a filter or sort that does not parse.
-    public func query() throws -> Query {
+    package func query() throws -> Query {
         var query = Query(collection, limit: limit, after: after, allowsScan: allowsScan)
         for filter in filters { query = query.filter(try QueryItems.filter(filter)) }
         for sort in sorts {
@@ -104,7 +104,7 @@ public struct QueryItems: Sendable {
     }
 
     /// Prints the page (or the count).
-    public func run(store: Store, output: Output) throws {
+    package func run(store: Store, output: Output) throws {
         let query = try query()
         if count {
             let number = try store.count(query)
@@ -131,13 +131,13 @@ public struct QueryItems: Sendable {
 }
 
 /// `evstore index`: declares an index on an existing store and builds it from the items.
-public enum DeclareIndex {
+package enum DeclareIndex {
     /// Declares `index` on the store at `path` (opened for writing; a new index is built from
     /// the items in the open's transaction, one already declared is left as it is) and reports
     /// it: `index tasks(done,due) is declared (1200 items)`.
     ///
     /// - Throws: ``ToolError`` when the store cannot be opened or the index cannot be declared.
-    public static func run(path: String, index: IndexDefinition, output: Output) throws {
+    package static func run(path: String, index: IndexDefinition, output: Output) throws {
         let store = try StoreAccess.openWritable(path, indexes: [index])
         defer { store.close() }
         guard store.configuration.indexes.contains(index) else {

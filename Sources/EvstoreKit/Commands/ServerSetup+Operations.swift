@@ -1,5 +1,5 @@
 import Foundation
-public import SyncServer
+package import SyncServer
 
 extension ServerSetup {
     /// What is wrong with `--tls-cert` and `--tls-key`, or `nil` when both or neither are given.
@@ -8,7 +8,7 @@ extension ServerSetup {
     /// ServerSetup.tlsProblem(certificate: "cert.pem", key: nil)
     /// // "--tls-cert needs --tls-key: give both (HTTPS) or neither (plain HTTP)"
     /// ```
-    public static func tlsProblem(certificate: String?, key: String?) -> String? {
+    package static func tlsProblem(certificate: String?, key: String?) -> String? {
         switch (certificate, key) {
         case (nil, nil), (.some, .some): nil
         case (.some, nil): "--tls-cert needs --tls-key: give both (HTTPS) or neither (plain HTTP)"
@@ -21,7 +21,7 @@ extension ServerSetup {
     /// The files are read when the server starts (see ``SyncServer/SyncServer/TLS``).
     ///
     /// - Throws: ``ToolError``, a usage error (exit status 64) when only one of the two is given.
-    public static func tls(certificate: String?, key: String?) throws -> SyncServer.TLS? {
+    package static func tls(certificate: String?, key: String?) throws -> SyncServer.TLS? {
         if let problem = tlsProblem(certificate: certificate, key: key) { throw ToolError.usage(problem) }
         guard let certificate, let key else { return nil }
         return SyncServer.TLS(certificateChainPath: certificate, privateKeyPath: key)
@@ -32,7 +32,7 @@ extension ServerSetup {
     ///
     /// - Throws: ``ToolError`` (exit status 1) when the file cannot be read, is empty, or the
     ///   token holds white space (it must fit in `Authorization: Bearer TOKEN`).
-    public static func metricsToken(fromFile path: String) throws -> String {
+    package static func metricsToken(fromFile path: String) throws -> String {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)

@@ -1,7 +1,7 @@
 import EventStore
-public import EventSyncService
+package import EventSyncService
 package import SyncPostgres
-public import SyncServer
+package import SyncServer
 
 /// `evstore serve`: the sync server's configuration from the command line, checked before the
 /// server starts, so that a mistake stops it with a message instead of starting a server that
@@ -11,14 +11,14 @@ public import SyncServer
 /// let configuration = try ServerSetup.configuration(
 ///     dataDirectory: "./server-data", postgres: nil, host: "127.0.0.1", port: 8080, tokensFile: "tokens.txt")
 /// ```
-public enum ServerSetup {
+package enum ServerSetup {
     /// The ports `--port` accepts: 1…65535, and 0 for any free port.
-    public static let validPorts = 0...65535
+    package static let validPorts = 0...65535
 
     /// What is wrong with `port`, or `nil` when it is in ``validPorts``.
     ///
     /// A port beyond 65535 would otherwise be cut to 16 bits (70000 listens on 4464).
-    public static func portProblem(_ port: Int) -> String? {
+    package static func portProblem(_ port: Int) -> String? {
         validPorts.contains(port) ? nil : "--port must be from 1 to 65535 (or 0 for any free port), not \(port)"
     }
 
@@ -36,7 +36,7 @@ public enum ServerSetup {
     ///   usage error (exit status 64) for a port outside ``validPorts``, a tokens file that
     ///   grants nothing (only comments and blank lines), since no client could use that server,
     ///   both or neither of `dataDirectory` and `postgres`, or a PostgreSQL URL that cannot be used.
-    public static func configuration(
+    package static func configuration(
         dataDirectory: String?, postgres: [String], host: String, port: Int, tokensFile: String
     ) throws -> SyncServer.Configuration {
         if let problem = portProblem(port) { throw ToolError.usage(problem) }
@@ -61,7 +61,7 @@ public enum ServerSetup {
     /// The backend that `--data` or `--postgres` names.
     ///
     /// - Throws: A usage error for both, neither, or an unusable PostgreSQL URL.
-    public static func backend(dataDirectory: String?, postgres: [String]) throws -> SyncBackend {
+    package static func backend(dataDirectory: String?, postgres: [String]) throws -> SyncBackend {
         switch (dataDirectory, postgres.isEmpty) {
         case (let directory?, true):
             return .lmdb(dataDirectory: directory)

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-public import EventStore
+package import EventStore
 import EventSync
 import Foundation
 
 /// `evstore sync --follow`: keeps a store in sync with a sync server until interrupted.
-public enum SyncFollow {
+package enum SyncFollow {
     /// Runs automatic sync of `store` with the server at `remote` (its store `storeName`) — local
     /// changes pushed as they commit, other replicas' changes pulled as they reach the server
     /// (live pulls), failures retried with backoff — until `stop` returns, then stops after the
@@ -14,7 +14,7 @@ public enum SyncFollow {
     /// nothing waits to sync` (or the failure and its retry); JSON line, `{"phase", "head",
     /// "pending_items", "error", "retry_at"}` with `phase` one of `up-to-date`, `failed`,
     /// `offline`, `pull-held`.
-    public static func run(
+    package static func run(
         store: Store, remote: String, token: String?, storeName: String, timeout: Duration = .seconds(60),
         format: OutputFormat, output: Output, until stop: () async -> Void
     ) async throws {

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-public import EventStore
-public import EventSync
+package import EventStore
+package import EventSync
 import Foundation
 
 /// `evstore sync`: one sync of a store with a sync server, with push and pull progress bars.
-public enum SyncOnce {
+package enum SyncOnce {
     /// Syncs `store` once with the server at `remote` (its store `storeName`) and prints what
     /// moved.
     ///
@@ -16,7 +16,7 @@ public enum SyncOnce {
     /// A refused or unreachable server fails at once (no retries: this is one sync, run by a
     /// person or a script); `timeout` bounds each request.
     @discardableResult
-    public static func run(
+    package static func run(
         store: Store, remote: String, token: String?, storeName: String, timeout: Duration = .seconds(60),
         format: OutputFormat, output: Output
     ) async throws -> SyncReport {

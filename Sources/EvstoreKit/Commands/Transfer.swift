@@ -1,5 +1,5 @@
-public import EventStore
-public import Foundation
+package import EventStore
+package import Foundation
 
 /// `evstore import` and `evstore export`: JSON Lines in and out.
 ///
@@ -12,21 +12,21 @@ public import Foundation
 /// let lines = try Transfer.parse(Data(contentsOf: url))
 /// let result = try Transfer.importLines(lines, into: store)
 /// ```
-public enum Transfer {
+package enum Transfer {
     /// What an import did.
-    public struct ImportResult: Sendable, Hashable {
+    package struct ImportResult: Sendable, Hashable {
         /// Local changes appended.
-        public var changes = 0
+        package var changes = 0
         /// Events ingested.
-        public var events = 0
+        package var events = 0
         /// Events the log already held.
-        public var duplicates = 0
+        package var duplicates = 0
     }
 
     /// One parsed line of an import.
-    public struct ImportLine: Sendable {
+    package struct ImportLine: Sendable {
         /// What a line holds.
-        public enum Content: Sendable {
+        package enum Content: Sendable {
             /// A change, to be stamped by the importing replica.
             case change(Change)
             /// An event from a log, ingested with its identity and stamp.
@@ -34,9 +34,9 @@ public enum Transfer {
         }
 
         /// The line's number in the input (from 1).
-        public var number: Int
+        package var number: Int
         /// The change or the event.
-        public var content: Content
+        package var content: Content
     }
 
     /// Parses JSON Lines; blank lines are skipped.
@@ -44,7 +44,7 @@ public enum Transfer {
     /// - Throws: ``ToolError`` naming the first line that is not a change or an event, and what
     ///   is wrong with it (`line 3: unknown key "feilds" …`, `line 7: invalid JSON: integer
     ///   99999999999999999999 does not fit in 64 bits at fields.count (byte 52)`).
-    public static func parse(_ data: Data) throws -> [ImportLine] {
+    package static func parse(_ data: Data) throws -> [ImportLine] {
         var lines: [ImportLine] = []
         var number = 0
         for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -72,7 +72,7 @@ public enum Transfer {
     /// removed again when no line could be imported.
     ///
     /// - Returns: What was imported, and the log's head afterwards.
-    public static func importJSONLines(_ data: Data, intoStoreAt path: String) throws -> (
+    package static func importJSONLines(_ data: Data, intoStoreAt path: String) throws -> (
         result: ImportResult, head: UInt64
     ) {
         let lines = try parse(data)
@@ -91,7 +91,7 @@ public enum Transfer {
     }
 
     /// Parses, checks and imports JSON Lines. See ``importLines(_:into:batchSize:)-([ImportLine],_,_)``.
-    public static func importLines(_ data: Data, into store: Store, batchSize: Int = 1000) throws -> ImportResult {
+    package static func importLines(_ data: Data, into store: Store, batchSize: Int = 1000) throws -> ImportResult {
         try importLines(parse(data), into: store, batchSize: batchSize)
     }
 
@@ -100,7 +100,7 @@ public enum Transfer {
     ///
     /// - Throws: ``ToolError`` naming the first invalid line (nothing is written then), or the
     ///   storage error that stopped the import (the batches before it stay written).
-    public static func importLines(_ lines: [ImportLine], into store: Store, batchSize: Int = 1000) throws
+    package static func importLines(_ lines: [ImportLine], into store: Store, batchSize: Int = 1000) throws
         -> ImportResult
     {
         for start in stride(from: 0, to: lines.count, by: batchSize) {
@@ -203,7 +203,7 @@ public enum Transfer {
     ///
     /// - Returns: The number of events written.
     @discardableResult
-    public static func export(from store: Store, from start: UInt64 = 1, to end: UInt64 = .max, output: Output) throws
+    package static func export(from store: Store, from start: UInt64 = 1, to end: UInt64 = .max, output: Output) throws
         -> Int
     {
         let bar = ProgressBar("export")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a command prints records.
-public enum OutputFormat: String, CaseIterable, Sendable {
+package enum OutputFormat: String, CaseIterable, Sendable {
     /// An aligned, readable table (the default on a terminal).
     case table
     /// One JSON object a line, with stable field names (the default when piped).
@@ -9,22 +9,22 @@ public enum OutputFormat: String, CaseIterable, Sendable {
 }
 
 /// Where the tool's lines go; tests collect them.
-public struct Output: Sendable {
+package struct Output: Sendable {
     let write: @Sendable (String) -> Void
 
     /// Creates an output that hands each line to `write`.
-    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+    package init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
 
     /// Standard output.
-    public static let standard = Output { print($0) }
+    package static let standard = Output { print($0) }
 
     /// Standard output, each line flushed as it is printed (for commands that run until
     /// interrupted, whose lines a pipe must see as they happen).
-    public static let standardFlushed = Output { line in
+    package static let standardFlushed = Output { line in
         print(line)
         fflush(nil)
     }
 
     /// Prints one line.
-    public func line(_ text: String = "") { write(text) }
+    package func line(_ text: String = "") { write(text) }
 }

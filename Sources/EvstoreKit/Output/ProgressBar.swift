@@ -6,7 +6,7 @@ import Foundation
 /// ```text
 /// verify ███████████████░░░░░░░░░░░░░░░  52%  520000/1000000 events  81234/s  ETA 6s
 /// ```
-public final class ProgressBar: @unchecked Sendable {
+package final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let unit: String
     private let enabled: Bool
@@ -20,14 +20,14 @@ public final class ProgressBar: @unchecked Sendable {
     /// - Parameters:
     ///   - label: What is being done (`rebuild`, `import`).
     ///   - unit: What is counted (`events`).
-    public init(_ label: String, unit: String = "events") {
+    package init(_ label: String, unit: String = "events") {
         self.label = label
         self.unit = unit
         self.enabled = isatty(STDERR_FILENO) == 1
     }
 
     /// Shows `done` of `total` (redrawn at most ten times a second).
-    public func update(_ done: UInt64, of total: UInt64) {
+    package func update(_ done: UInt64, of total: UInt64) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -40,7 +40,7 @@ public final class ProgressBar: @unchecked Sendable {
     }
 
     /// Ends the bar's line (when one was drawn).
-    public func finish() {
+    package func finish() {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }

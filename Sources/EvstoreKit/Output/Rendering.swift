@@ -1,16 +1,16 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// How records look in tables and in JSON lines.
-public enum Rendering {
+package enum Rendering {
     /// A value as compact JSON (`"text"`, `3`, `["a"]`); `∅` for no value.
-    public static func text(_ value: Value?) -> String {
+    package static func text(_ value: Value?) -> String {
         guard let value else { return "∅" }
         return String(decoding: value.jsonBytes(), as: UTF8.self)
     }
 
     /// An add-wins set's or counter's update in a few characters: `+3`, `+["work"] −["draft"]`.
-    public static func update(_ update: FieldUpdate) -> String {
+    package static func update(_ update: FieldUpdate) -> String {
         if let increment = update.increment { return (increment >= 0 ? "+" : "−") + "\(increment.magnitude)" }
         var parts: [String] = []
         if !update.add.isEmpty { parts.append("+" + text(.array(update.add))) }
@@ -20,29 +20,29 @@ public enum Rendering {
 
     /// An event's fields and updates: `name=value` pairs, then `views+3` or
     /// `tags+["a"] −["b"]`, each in name order.
-    public static func changes(of event: Event) -> String {
+    package static func changes(of event: Event) -> String {
         let updates = event.updates.keys.sorted().map { "\($0)" + update(event.updates[$0]!) }
         return ([fields(event.fields)].filter { !$0.isEmpty } + updates).joined(separator: " ")
     }
 
     /// Fields as `name=value` pairs in name order.
-    public static func fields(_ fields: [String: Value]) -> String {
+    package static func fields(_ fields: [String: Value]) -> String {
         fields.keys.sorted().map { "\($0)=\(text(fields[$0]))" }.joined(separator: " ")
     }
 
     /// A JSON object line from members (keys in byte order, deterministic).
-    public static func jsonLine(_ members: [String: Value]) -> String {
+    package static func jsonLine(_ members: [String: Value]) -> String {
         String(decoding: Value.object(members).jsonBytes(), as: UTF8.self)
     }
 
     /// A short event id: the first 8 hex digits of the origin, then the sequence.
-    public static func shortID(_ id: EventID) -> String {
+    package static func shortID(_ id: EventID) -> String {
         "\(String(id.origin.description.prefix(8)))/\(id.sequence)"
     }
 
     /// An event as the log holds it, for a reader that sees it upcast: `{"op", "collection",
     /// "item", "schema", "fields"}`.
-    public static func logged(_ event: Event) -> Value {
+    package static func logged(_ event: Event) -> Value {
         [
             "op": .string("\(event.operation)"), "collection": .string(event.collection), "item": .string(event.item),
             "schema": .int(Int64(event.schema)), "fields": .object(event.fields),
@@ -51,7 +51,7 @@ public enum Rendering {
     }
 
     /// One line saying that an event was read upcast, and how the log holds it.
-    public static func upcastNote(_ original: Event) -> String {
+    package static func upcastNote(_ original: Event) -> String {
         var fields = String(decoding: Value.object(original.fields).jsonBytes(), as: UTF8.self)
         if !original.updates.isEmpty {
             fields +=
@@ -66,16 +66,16 @@ public enum Rendering {
     }
 
     /// An event id as JSON: `{"origin": "<32 hex digits>", "seq": 2}`.
-    public static func json(_ id: EventID) -> Value {
+    package static func json(_ id: EventID) -> Value {
         ["origin": .string(id.origin.description), "seq": .int(Int64(id.sequence))]
     }
 
     /// A clock stamp as JSON: its raw value as a decimal string (64-bit values do not survive
     /// every JSON parser as numbers).
-    public static func json(_ hlc: HLCTimestamp) -> Value { .string(String(hlc.rawValue)) }
+    package static func json(_ hlc: HLCTimestamp) -> Value { .string(String(hlc.rawValue)) }
 
     /// An item as a JSON line: `collection`, `id`, `version` (decimal HLC string), `fields`.
-    public static func jsonLine(_ item: Item) -> String {
+    package static func jsonLine(_ item: Item) -> String {
         jsonLine([
             "collection": .string(item.collection), "id": .string(item.id), "version": json(item.version),
             "fields": .object(item.fields),
@@ -83,13 +83,13 @@ public enum Rendering {
     }
 
     /// An event as a JSON line (the canonical event JSON, as `export` writes it).
-    public static func jsonLine(_ event: Event) -> String {
+    package static func jsonLine(_ event: Event) -> String {
         String(decoding: event.jsonBytes(), as: UTF8.self)
     }
 
     /// A clock stamp for people: `2026-11-22T10:47:22.358Z+1`, UTC wall time to the exact
     /// millisecond, then the logical counter. ``ClockArgument/parse(_:)`` reads it back.
-    public static func stamp(_ hlc: HLCTimestamp) -> String {
+    package static func stamp(_ hlc: HLCTimestamp) -> String {
         let milliseconds = hlc.physical
         let date = Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000))
         let time = date.formatted(
@@ -101,7 +101,7 @@ public enum Rendering {
     }
 
     /// A replay point for people: `seq 12` or `hlc 2026-11-22T10:47:22.358Z+1`.
-    public static func point(_ point: ReplayPoint) -> String {
+    package static func point(_ point: ReplayPoint) -> String {
         switch point {
         case .seq(let seq): "seq \(seq)"
         case .hlc(let hlc): "hlc \(stamp(hlc))"
@@ -109,7 +109,7 @@ public enum Rendering {
     }
 
     /// A byte count for people: `512 B`, `4.0 KiB`, `1.2 GiB`.
-    public static func bytes(_ count: Int) -> String {
+    package static func bytes(_ count: Int) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
@@ -129,27 +129,27 @@ public enum Rendering {
 /// let names = ReplicaNames([phone.replicaID: "phone"], local: laptop.replicaID)
 /// names.event(event.id)   // "phone/4"
 /// ```
-public struct ReplicaNames: Sendable {
+package struct ReplicaNames: Sendable {
     /// Given names by replica.
-    public var names: [ReplicaID: String]
+    package var names: [ReplicaID: String]
     /// The replica whose store is shown, marked `(local)` when it has no name.
-    public var local: ReplicaID?
+    package var local: ReplicaID?
 
     /// Creates names; replicas without one show as 8 hex digits.
-    public init(_ names: [ReplicaID: String] = [:], local: ReplicaID? = nil) {
+    package init(_ names: [ReplicaID: String] = [:], local: ReplicaID? = nil) {
         self.names = names
         self.local = local
     }
 
     /// The replica's label.
-    public func label(_ replica: ReplicaID) -> String {
+    package func label(_ replica: ReplicaID) -> String {
         if let name = names[replica] { return name }
         let short = String(replica.description.prefix(8))
         return replica == local ? "\(short) (local)" : short
     }
 
     /// An event id as `label/sequence`.
-    public func event(_ id: EventID) -> String {
+    package func event(_ id: EventID) -> String {
         "\(names[id.origin] ?? String(id.origin.description.prefix(8)))/\(id.sequence)"
     }
 }

@@ -8,24 +8,24 @@
 /// table.add(["1", "notes/n1"])
 /// table.render().forEach { print($0) }
 /// ```
-public struct Table: Sendable {
+package struct Table: Sendable {
     /// The column titles.
-    public var columns: [String]
+    package var columns: [String]
     /// The rows, one cell per column.
-    public var rows: [[String]] = []
+    package var rows: [[String]] = []
     /// The widest a cell may be.
-    public var maxCellWidth = 60
+    package var maxCellWidth = 60
     /// Indexes of the columns aligned to the right (numbers).
-    public var rightAligned: Set<Int> = []
+    package var rightAligned: Set<Int> = []
 
     /// Creates an empty table.
-    public init(columns: [String]) { self.columns = columns }
+    package init(columns: [String]) { self.columns = columns }
 
     /// Adds a row.
-    public mutating func add(_ cells: [String]) { rows.append(cells) }
+    package mutating func add(_ cells: [String]) { rows.append(cells) }
 
     /// The table as lines of text: the header, a rule, then one line per row.
-    public func render() -> [String] {
+    package func render() -> [String] {
         let cut = rows.map { $0.map { Table.cut($0, maxCellWidth) } }
         let count = max(columns.count, cut.map(\.count).max() ?? 0)
         var widths = columns.map(Table.displayWidth) + Array(repeating: 0, count: count - columns.count)
@@ -47,7 +47,7 @@ public struct Table: Sendable {
     }
 
     /// `text` on one line (newlines as `⏎`), cut to `width` columns with `…`.
-    public static func cut(_ text: String, _ width: Int) -> String {
+    package static func cut(_ text: String, _ width: Int) -> String {
         let flat = text.replacing("\n", with: "⏎")
         guard displayWidth(flat) > width else { return flat }
         var result = ""
@@ -63,7 +63,7 @@ public struct Table: Sendable {
 
     /// Columns a string takes on a terminal: East Asian wide characters (Hangul, CJK, kana,
     /// full-width forms) take two, combining marks none.
-    public static func displayWidth(_ text: String) -> Int {
+    package static func displayWidth(_ text: String) -> Int {
         text.unicodeScalars.reduce(0) { width, scalar in
             switch scalar.value {
             case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: width
@@ -76,7 +76,7 @@ public struct Table: Sendable {
     }
 
     /// `text` padded with spaces to `width` terminal columns.
-    public static func pad(_ text: String, _ width: Int) -> String {
+    package static func pad(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - displayWidth(text)))
     }
 }

@@ -1,8 +1,8 @@
-public import EventStore
+package import EventStore
 import Foundation
 
 /// Parses clock stamps as the tool prints them.
-public enum ClockArgument {
+package enum ClockArgument {
     /// A stamp from its decimal raw value (`117659663177809921`, as JSON lines carry it) or its
     /// printed form (`2026-11-22T10:39:41.595Z+1`; without `+logical` it means `+0`, and the
     /// milliseconds are optional).
@@ -12,7 +12,7 @@ public enum ClockArgument {
     /// ```
     ///
     /// - Returns: The stamp, or `nil` when `text` is neither form.
-    public static func parse(_ text: String) -> HLCTimestamp? {
+    package static func parse(_ text: String) -> HLCTimestamp? {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let raw = UInt64(text) { return HLCTimestamp(rawValue: raw) }
         guard let z = text.lastIndex(of: "Z") else { return nil }

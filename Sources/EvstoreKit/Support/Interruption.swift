@@ -1,10 +1,10 @@
 import Foundation
 
 /// Waiting for the user to stop a long-running command (Ctrl-C, or SIGTERM from a supervisor).
-public enum Interruption {
+package enum Interruption {
     /// Returns when the process receives SIGINT or SIGTERM; until then those signals no longer
     /// end the process, so the command can stop cleanly (finish a commit, close the store).
-    public static func wait() async {
+    package static func wait() async {
         let signals = [SIGINT, SIGTERM]
         let received = AsyncStream<Void> { continuation in
             // Dispatch sources are thread-safe; their protocol is not marked Sendable.

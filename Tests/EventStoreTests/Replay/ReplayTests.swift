@@ -196,12 +196,32 @@ struct ReplayTests {
             #expect(titles.map(\.won) == [false, false, false, false, false, true])
             #expect(titles.map(\.value) == ["A", "old", "B", "C", nil, "D"])
             #expect(titles.allSatisfy { !$0.reason.isEmpty })
+            // e3, stamped between e1 and e2 by a replica that had seen neither, is e1's next write
+            // by stamp (a conflict) and lost to e2 (a conflict the merge recorded).
+            #expect(
+                titles.map(\.outcome) == [
+                    .conflict(lostTo: e3.id), .conflict(lostTo: e2.id), .overwritten(by: e4.id), .cleared(by: e5.id),
+                    .overwritten(by: e7.id), .won,
+                ])
             let bodies = try store.history(collection: "notes", item: "n", field: "body")
             #expect(bodies.map(\.event.id) == [e1.id, e4.id, e5.id])
             #expect(bodies.map(\.won) == [false, false, true], "the delete is what the field holds: nothing")
             let all = try store.history(collection: "notes", item: "n")
             #expect(Set(all.map(\.field)) == ["body", "extra", "title"])
             #expect(all.filter(\.won).count == 3, "one winner per field")
+        }
+    }
+
+    @Test func aReplicaNeverConflictsWithItsOwnWritesWhateverBaseItNames() async throws {
+        try await withTemporaryStore { store in
+            let first = try await store.put("notes", id: "n", fields: ["title": "A"])
+            // Made from the item as it was before `first`: still the same replica, which saw it.
+            let second = try await store.append([Change.patch("notes", id: "n", fields: ["title": "B"], base: .zero)])[
+                0]
+            #expect(second.base < first.hlc)
+            let titles = try store.history(collection: "notes", item: "n", field: "title")
+            #expect(titles.map(\.outcome) == [.overwritten(by: second.id), .won])
+            #expect(try store.read { try $0.conflicts(collection: "notes") }.isEmpty)
         }
     }
 
@@ -225,6 +245,18 @@ struct ReplayTests {
                         #expect(
                             winners.first?.event.stamp == entries.last?.event.stamp, "seed \(seed) \(item).\(field)")
                         #expect(winners.first?.value == expected[field], "seed \(seed) \(item).\(field)")
+                        // The outcomes follow the merge's conflict records and its concurrency rule.
+                        let conflicts = try store.read { try $0.conflicts(collection: "notes", item: item) }
+                        for entry in entries {
+                            #expect((entry.outcome == .won) == entry.won, "seed \(seed) \(item).\(field)")
+                            let recorded = conflicts.first { $0.field == field && $0.loser.event == entry.event.id }
+                            if let recorded {
+                                #expect(entry.outcome == .conflict(lostTo: recorded.winner.event), "seed \(seed)")
+                            }
+                            if case .conflict(let winner) = entry.outcome {
+                                #expect(winner.origin != entry.event.id.origin, "seed \(seed): a replica sees itself")
+                            }
+                        }
                     }
                 }
             }

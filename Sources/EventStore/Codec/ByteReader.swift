@@ -4,6 +4,7 @@
     import Darwin
 #endif
 
+// Not NIO's ByteBuffer: the core depends only on LMDB and swift-log, and this reads in place from LMDB's mapped pages.
 /// Reads binary data written by ``ByteWriter`` from a borrowed buffer, checking every bound.
 ///
 /// Every read throws ``EventStoreError/Code/corrupt`` instead of reading past the end, so a

@@ -1,3 +1,4 @@
+// Not Foundation's JSON: checksums and digests are recomputed from parsed values, so 3 vs 3.0 and Int64s stay exact.
 /// A strict, depth-limited JSON reader over a byte buffer.
 struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Logging
+import Synchronization
 
 extension Store {
     /// Progress of a long operation over the log (rebuild, verify, replay).
@@ -27,17 +28,17 @@ extension Store {
     public func rebuildProjections(progress: (@Sendable (Progress) -> Void)? = nil) throws {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
         let done = DispatchSemaphore(value: 0)
-        let failure = ResultBox<any Error>()
+        let failure = Mutex<(any Error)?>(nil)
         writer.submit(
             Writer.Request(
                 eventCount: 0, body: { _ in },
                 complete: { outcome in
-                    if case .failure(let error) = outcome { failure.set(error) }
+                    if case .failure(let error) = outcome { failure.withLock { $0 = error } }
                     done.signal()
                 },
                 exclusive: { store in try store.performRebuild(progress: progress) }))
         done.wait()
-        if let error = failure.getIfSet() { throw error }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// Runs on the writer thread.

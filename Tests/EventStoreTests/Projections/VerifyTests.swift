@@ -1,5 +1,6 @@
 import EventStoreTestSupport
 import LMDB
+import Synchronization
 import Testing
 
 @testable import EventStore
@@ -20,13 +21,13 @@ struct VerifyTests {
         let clock = ManualClock()
         try await withTemporaryStore(configuration: F.configuration(clock: clock)) { store async throws in
             try await RebuildTests.workload(store, clock: clock, seed: 77, rounds: 10)
-            let progress = ResultBox<Store.Progress>()
-            let report = try store.verify { progress.set($0) }
+            let progress = Mutex<Store.Progress?>(nil)
+            let report = try store.verify { step in progress.withLock { $0 = step } }
             #expect(report.isConsistent, "\(report.problems)")
             #expect(report.problems.isEmpty && !report.truncated)
             let head = try store.head()
             #expect(report.eventsChecked == head)
-            #expect(progress.getIfSet() == Store.Progress(processed: head, total: head))
+            #expect(progress.withLock { $0 } == Store.Progress(processed: head, total: head))
             // Every entry of every projection database was compared, and the search index item by
             // item and term by term.
             let projections = try F.projectionBytes(store)

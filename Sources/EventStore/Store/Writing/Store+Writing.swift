@@ -25,15 +25,18 @@ extension Store {
 
     func write<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) async throws -> T {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let box = ResultBox<T>()
+        let result = Mutex<T?>(nil)
         return try await withCheckedThrowingContinuation { continuation in
             writer.submit(
                 Writer.Request(
                     eventCount: eventCount,
-                    body: { storeWriter in box.set(try body(storeWriter)) },
+                    body: { storeWriter in
+                        let value = try body(storeWriter)
+                        result.withLock { $0 = value }
+                    },
                     complete: { outcome in
                         switch outcome {
-                        case .success: continuation.resume(returning: box.get())
+                        case .success: continuation.resume(returning: result.withLock { $0! })
                         case .failure(let error): continuation.resume(throwing: error)
                         }
                     }))
@@ -44,33 +47,39 @@ extension Store {
     /// for work that manages its own transactions: rebuilds, restamps.
     func exclusive<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let box = ResultBox<T>()
+        let result = Mutex<T?>(nil)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writer.submit(
                 Writer.Request(
                     eventCount: 0, body: { _ in }, complete: { continuation.resume(with: $0) },
-                    exclusive: { store in box.set(try body(store)) }))
+                    exclusive: { store in
+                        let value = try body(store)
+                        result.withLock { $0 = value }
+                    }))
         }
-        return box.get()
+        return result.withLock { $0! }
     }
 
     func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T
     {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let box = ResultBox<T>()
+        let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let failure = ResultBox<any Error>()
+        let failure = Mutex<(any Error)?>(nil)
         writer.submit(
             Writer.Request(
                 eventCount: eventCount,
-                body: { storeWriter in box.set(try body(storeWriter)) },
+                body: { storeWriter in
+                    let value = try body(storeWriter)
+                    result.withLock { $0 = value }
+                },
                 complete: { outcome in
-                    if case .failure(let error) = outcome { failure.set(error) }
+                    if case .failure(let error) = outcome { failure.withLock { $0 = error } }
                     done.signal()
                 }))
         done.wait()
-        if let error = failure.getIfSet() { throw error }
-        return box.get()
+        if let error = failure.withLock({ $0 }) { throw error }
+        return result.withLock { $0! }
     }
 
     /// Appends local changes as one atomic batch and returns their events once durable.
@@ -204,29 +213,5 @@ extension Store {
         let bytes = checked.reduce(0) { $0 + $1.byteCount }
         try Validation.batch(count: checked.count, bytes: bytes, configuration: configuration)
         return checked
-    }
-}
-
-/// Carries a result from the writer thread to the waiting caller.
-final class ResultBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-
-    func set(_ value: T) {
-        lock.lock()
-        self.value = value
-        lock.unlock()
-    }
-
-    func get() -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return value!
-    }
-
-    func getIfSet() -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
     }
 }

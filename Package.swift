@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "SyncTestSupport",
             dependencies: [
-                "EventStore", "EventSyncService", "SyncPostgres", "SyncServer",
+                "EventStore", "EventSync", "EventSyncService", "SyncPostgres", "SyncServer",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),

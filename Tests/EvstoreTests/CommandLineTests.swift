@@ -49,20 +49,21 @@ struct CommandLineTests {
 
     @Test("long work prints no progress bar when stderr is not a terminal")
     func noProgressWhenPiped() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-cli")
-        defer { directory.remove() }
-        let path = directory.appending("store")
-        try withStore(at: path) { store in
-            _ = try store.append((0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": "note \($0)"]) })
-        }
-        for arguments in [
-            ["rebuild", path], ["verify", path, "--format", "jsonl"], ["export", path],
-            ["replay", path, "--to", "2000", "--format", "jsonl"],
-        ] {
-            let result = try await EvstoreProcess.run(arguments)
-            #expect(result.status == 0, "\(result)")
-            #expect(
-                result.stderr.isEmpty, "\(arguments[0]) wrote to a non-terminal stderr: \(result.stderr.prefix(200))")
+        try await withTemporaryDirectory(prefix: "evstore-cli") { directory in
+            let path = directory.appending("store")
+            try withStore(at: path) { store in
+                _ = try store.append((0..<3_000).map { .put("notes", id: "n\($0)", fields: ["title": "note \($0)"]) })
+            }
+            for arguments in [
+                ["rebuild", path], ["verify", path, "--format", "jsonl"], ["export", path],
+                ["replay", path, "--to", "2000", "--format", "jsonl"],
+            ] {
+                let result = try await EvstoreProcess.run(arguments)
+                #expect(result.status == 0, "\(result)")
+                #expect(
+                    result.stderr.isEmpty,
+                    "\(arguments[0]) wrote to a non-terminal stderr: \(result.stderr.prefix(200))")
+            }
         }
     }
 }

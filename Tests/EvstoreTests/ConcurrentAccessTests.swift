@@ -42,110 +42,114 @@ struct ConcurrentAccessTests {
         .timeLimit(.minutes(15))
     )
     func readWhileAnotherProcessImports() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-concurrent")
-        defer { directory.remove() }
-        let lineCount = 30_000
-        var runs = 0
-        var overlapping = 0
-        var counts: [Int] = []
-        var backups: [String] = []
-        var path = ""
-        var rounds = 0
-        // On a loaded machine an import can finish before a reader gets going: import again
-        // (other items) until readers have overlapped the writer a few times.
-        while overlapping < 3 && rounds < 5 {
-            let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount, round: rounds)
-            path = started.path
-            let importer = started.importer
-            rounds += 1
-            repeat {
-                let wasRunning = importer.isRunning
-                let dump = try await EvstoreProcess.run(["dump", path, "--events", "--format", "jsonl", "--limit", "5"])
-                #expect(dump.status == 0, "\(dump)")
-                let seqs = JSONLines.objects(dump).compactMap { JSONLines.int($0, "seq") }
-                #expect(!seqs.isEmpty && seqs == Array(1...seqs.count), "\(dump)")
-                let events = try #require(try await ConcurrentAccessTests.eventCount(path))
-                counts.append(events)
-                if wasRunning && importer.isRunning { overlapping += 1 }
-                // Once the import is writing: a backup of a snapshot taken mid-import.
-                if backups.isEmpty && events > 1 && importer.isRunning {
-                    let backup = directory.appending("backup")
-                    let copied = try await EvstoreProcess.run(["backup", path, backup])
-                    #expect(copied.status == 0, "\(copied)")
-                    backups.append(backup)
-                }
-                runs += 1
-            } while importer.isRunning && runs < 1000
-            let imported = await importer.wait(timeout: .seconds(90))
-            #expect(imported.status == 0, "\(imported)")
-            #expect(!imported.timedOut)
-        }
-        let total = rounds * lineCount + 1
+        try await withTemporaryDirectory(prefix: "evstore-concurrent") { directory in
+            let lineCount = 30_000
+            var runs = 0
+            var overlapping = 0
+            var counts: [Int] = []
+            var backups: [String] = []
+            var path = ""
+            var rounds = 0
+            // On a loaded machine an import can finish before a reader gets going: import again
+            // (other items) until readers have overlapped the writer a few times.
+            while overlapping < 3 && rounds < 5 {
+                let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount, round: rounds)
+                path = started.path
+                let importer = started.importer
+                rounds += 1
+                repeat {
+                    let wasRunning = importer.isRunning
+                    let dump = try await EvstoreProcess.run([
+                        "dump", path, "--events", "--format", "jsonl", "--limit", "5",
+                    ])
+                    #expect(dump.status == 0, "\(dump)")
+                    let seqs = JSONLines.objects(dump).compactMap { JSONLines.int($0, "seq") }
+                    #expect(!seqs.isEmpty && seqs == Array(1...seqs.count), "\(dump)")
+                    let events = try #require(try await ConcurrentAccessTests.eventCount(path))
+                    counts.append(events)
+                    if wasRunning && importer.isRunning { overlapping += 1 }
+                    // Once the import is writing: a backup of a snapshot taken mid-import.
+                    if backups.isEmpty && events > 1 && importer.isRunning {
+                        let backup = directory.appending("backup")
+                        let copied = try await EvstoreProcess.run(["backup", path, backup])
+                        #expect(copied.status == 0, "\(copied)")
+                        backups.append(backup)
+                    }
+                    runs += 1
+                } while importer.isRunning && runs < 1000
+                let imported = await importer.wait(timeout: .seconds(90))
+                #expect(imported.status == 0, "\(imported)")
+                #expect(!imported.timedOut)
+            }
+            let total = rounds * lineCount + 1
 
-        #expect(
-            overlapping >= 1,
-            "at least one dump and stats ran while an import was running (runs: \(runs), rounds: \(rounds))")
-        #expect(counts == counts.sorted(), "the log only grows: \(counts)")
-        #expect(counts.allSatisfy { $0 >= 1 && $0 <= total })
-        #expect(try await ConcurrentAccessTests.eventCount(path) == total)
-        // Verify rebuilds 30k changes in a scratch store: on a machine starved by the parallel
-        // suite that took over a minute, so the bound here only catches a hang.
-        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
-        #expect(verify.status == 0, "\(verify)")
-        // The backup taken mid-import is a consistent store: a prefix of the log.
-        for backup in backups {
-            let checked = try await EvstoreProcess.run(["verify", backup, "--format", "jsonl"], timeout: .seconds(600))
-            #expect(checked.status == 0, "\(checked)")
-            let events = try await ConcurrentAccessTests.eventCount(backup) ?? -1
-            #expect(events >= 1 && events <= total)
-            let exported = try await EvstoreProcess.run(["export", backup])
-            let original = try await EvstoreProcess.run(["export", path, "--to", "\(events)"])
-            #expect(exported.stdout == original.stdout, "the backup holds the first \(events) events of the log")
+            #expect(
+                overlapping >= 1,
+                "at least one dump and stats ran while an import was running (runs: \(runs), rounds: \(rounds))")
+            #expect(counts == counts.sorted(), "the log only grows: \(counts)")
+            #expect(counts.allSatisfy { $0 >= 1 && $0 <= total })
+            #expect(try await ConcurrentAccessTests.eventCount(path) == total)
+            // Verify rebuilds 30k changes in a scratch store: on a machine starved by the parallel
+            // suite that took over a minute, so the bound here only catches a hang.
+            let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
+            #expect(verify.status == 0, "\(verify)")
+            // The backup taken mid-import is a consistent store: a prefix of the log.
+            for backup in backups {
+                let checked = try await EvstoreProcess.run(
+                    ["verify", backup, "--format", "jsonl"], timeout: .seconds(600))
+                #expect(checked.status == 0, "\(checked)")
+                let events = try await ConcurrentAccessTests.eventCount(backup) ?? -1
+                #expect(events >= 1 && events <= total)
+                let exported = try await EvstoreProcess.run(["export", backup])
+                let original = try await EvstoreProcess.run(["export", path, "--to", "\(events)"])
+                #expect(exported.stdout == original.stdout, "the backup holds the first \(events) events of the log")
+            }
         }
     }
 
     @Test("verify while `evstore import` appends: no false problems (exit 0 every time)", .timeLimit(.minutes(15)))
     func verifyWhileAnotherProcessImports() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-concurrent")
-        defer { directory.remove() }
-        let lineCount = 30_000
-        var duringWrites = 0
-        var runs = 0
-        var rounds = 0
-        var path = ""
-        // Import again (other items) until verify has overlapped commits a few times.
-        while duringWrites < 2 && rounds < 8 {
-            let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount, round: rounds)
-            path = started.path
-            let importer = started.importer
-            let startHead = rounds * lineCount + 1
-            rounds += 1
-            // Wait for the import to start writing (it parses and checks every line first).
-            while importer.isRunning, try await ConcurrentAccessTests.eventCount(path) ?? 0 <= startHead {
-                try await Task.sleep(for: .milliseconds(10))
+        try await withTemporaryDirectory(prefix: "evstore-concurrent") { directory in
+            let lineCount = 30_000
+            var duringWrites = 0
+            var runs = 0
+            var rounds = 0
+            var path = ""
+            // Import again (other items) until verify has overlapped commits a few times.
+            while duringWrites < 2 && rounds < 8 {
+                let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount, round: rounds)
+                path = started.path
+                let importer = started.importer
+                let startHead = rounds * lineCount + 1
+                rounds += 1
+                // Wait for the import to start writing (it parses and checks every line first).
+                while importer.isRunning, try await ConcurrentAccessTests.eventCount(path) ?? 0 <= startHead {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                while importer.isRunning && runs < 100 {
+                    let before = try await ConcurrentAccessTests.eventCount(path) ?? 0
+                    // A rebuild of up to 240k events in a scratch store: minutes on a starved machine, so
+                    // the bound only catches a hang (a 60 s one killed it in a parallel CI run).
+                    let verify = try await EvstoreProcess.run(
+                        ["verify", path, "--format", "jsonl"], timeout: .seconds(600))
+                    let after = try await ConcurrentAccessTests.eventCount(path) ?? 0
+                    if before != after { duringWrites += 1 }
+                    let problems = JSONLines.objects(verify).filter { $0["kind"] != nil }
+                    #expect(
+                        verify.status == 0,
+                        "verify while the log grew from \(before) to \(after) events: \(problems.count) problems, first \(problems.first.map(JSONLines.canonical) ?? "-")"
+                    )
+                    runs += 1
+                }
+                let imported = await importer.wait(timeout: .seconds(90))
+                #expect(imported.status == 0, "\(imported)")
             }
-            while importer.isRunning && runs < 100 {
-                let before = try await ConcurrentAccessTests.eventCount(path) ?? 0
-                // A rebuild of up to 240k events in a scratch store: minutes on a starved machine, so
-                // the bound only catches a hang (a 60 s one killed it in a parallel CI run).
-                let verify = try await EvstoreProcess.run(
-                    ["verify", path, "--format", "jsonl"], timeout: .seconds(600))
-                let after = try await ConcurrentAccessTests.eventCount(path) ?? 0
-                if before != after { duringWrites += 1 }
-                let problems = JSONLines.objects(verify).filter { $0["kind"] != nil }
-                #expect(
-                    verify.status == 0,
-                    "verify while the log grew from \(before) to \(after) events: \(problems.count) problems, first \(problems.first.map(JSONLines.canonical) ?? "-")"
-                )
-                runs += 1
-            }
-            let imported = await importer.wait(timeout: .seconds(90))
-            #expect(imported.status == 0, "\(imported)")
+            #expect(
+                duringWrites >= 1,
+                "at least one verify ran while events were committed (runs: \(runs), rounds: \(rounds))")
+            // As above: the bound only catches a hang (60 s timed out in a parallel CI run).
+            let final = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
+            #expect(final.status == 0, "\(final)")
         }
-        #expect(
-            duringWrites >= 1, "at least one verify ran while events were committed (runs: \(runs), rounds: \(rounds))")
-        // As above: the bound only catches a hang (60 s timed out in a parallel CI run).
-        let final = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"], timeout: .seconds(600))
-        #expect(final.status == 0, "\(final)")
     }
 }

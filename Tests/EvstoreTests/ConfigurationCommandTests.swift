@@ -44,98 +44,98 @@ struct ConfigurationCommandTests {
 
     @Test("verify and rebuild use the recorded search fields: no problems, the same search results")
     func customSearchFields() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-configuration")
-        defer { directory.remove() }
-        let path = directory.appending("store")
-        try await Self.writeStore(at: path)
+        try await withTemporaryDirectory(prefix: "evstore-configuration") { directory in
+            let path = directory.appending("store")
+            try await Self.writeStore(at: path)
 
-        let before = try await Self.searches(path)
-        #expect(
-            JSONLines.objects(before[0]).count == 3,
-            "milk: t1 (notes), t2 (title), n1 (body); not n2 (content is not searchable)")
-        #expect(before[2].contains("\"n1\""), "cookies is in n1's body")
-        #expect(before[3].contains("\"n1\""), "tag filters use the recorded tag field")
+            let before = try await Self.searches(path)
+            #expect(
+                JSONLines.objects(before[0]).count == 3,
+                "milk: t1 (notes), t2 (title), n1 (body); not n2 (content is not searchable)")
+            #expect(before[2].contains("\"n1\""), "cookies is in n1's body")
+            #expect(before[3].contains("\"n1\""), "tag filters use the recorded tag field")
 
-        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
-        #expect(verify.status == 0, "\(verify)")
-        let summary = try #require(JSONLines.objects(verify).last)
-        #expect(JSONLines.int(summary, "problems") == 0, "\(verify)")
+            let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+            #expect(verify.status == 0, "\(verify)")
+            let summary = try #require(JSONLines.objects(verify).last)
+            #expect(JSONLines.int(summary, "problems") == 0, "\(verify)")
 
-        let rebuild = try await EvstoreProcess.run(["rebuild", path])
-        #expect(rebuild.status == 0, "\(rebuild)")
-        #expect(try await Self.searches(path) == before, "the rebuild indexes the recorded fields")
-        let again = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
-        #expect(again.status == 0, "\(again)")
+            let rebuild = try await EvstoreProcess.run(["rebuild", path])
+            #expect(rebuild.status == 0, "\(rebuild)")
+            #expect(try await Self.searches(path) == before, "the rebuild indexes the recorded fields")
+            let again = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+            #expect(again.status == 0, "\(again)")
 
-        // The application opens the rebuilt store as before: same configuration, same results.
-        let store = try Store.open(at: path, configuration: Self.application())
-        #expect(try store.search("cookies").map(\.item.id) == ["n1"])
-        store.close()
+            // The application opens the rebuilt store as before: same configuration, same results.
+            let store = try Store.open(at: path, configuration: Self.application())
+            #expect(try store.search("cookies").map(\.item.id) == ["n1"])
+            store.close()
+        }
     }
 
     @Test("a custom projection the tool lacks is reported as skipped, and the application's next open restores it")
     func skippedProjection() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-configuration")
-        defer { directory.remove() }
-        let path = directory.appending("store")
-        try await Self.writeStore(at: path)
-        let expected = try {
+        try await withTemporaryDirectory(prefix: "evstore-configuration") { directory in
+            let path = directory.appending("store")
+            try await Self.writeStore(at: path)
+            let expected = try {
+                let store = try Store.open(at: path, configuration: Self.application())
+                defer { store.close() }
+                return try TagCounts.stored(store)
+            }()
+            #expect(expected == ["home": 2, "work": 2])
+
+            let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+            #expect(verify.status == 0, "a projection the tool cannot run is not a problem: \(verify)")
+            let summary = try #require(JSONLines.objects(verify).last)
+            #expect(summary["skipped"] as? [String] == ["tag-counts"], "\(verify)")
+            let table = try await EvstoreProcess.run(["verify", path, "--format", "table"])
+            #expect(table.stdout.contains("skipped custom projection tag-counts (version 3)"), "\(table)")
+
+            let rebuild = try await EvstoreProcess.run(["rebuild", path])
+            #expect(rebuild.status == 0, "\(rebuild)")
+            #expect(
+                rebuild.stdout.contains("skipped custom projection tag-counts (version 3): not registered in evstore"),
+                "\(rebuild)")
+            #expect(rebuild.stdout.contains("the application rebuilds it when it next opens the store"), "\(rebuild)")
+
+            let dump = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
+            let record = try #require(
+                JSONLines.objects(dump).first { JSONLines.string($0, "key") == "store.configuration" })
+            #expect(JSONLines.string(record, "text")?.contains("tag-counts v3 (stale)") == true, "\(dump)")
+
             let store = try Store.open(at: path, configuration: Self.application())
             defer { store.close() }
-            return try TagCounts.stored(store)
-        }()
-        #expect(expected == ["home": 2, "work": 2])
-
-        let verify = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
-        #expect(verify.status == 0, "a projection the tool cannot run is not a problem: \(verify)")
-        let summary = try #require(JSONLines.objects(verify).last)
-        #expect(summary["skipped"] as? [String] == ["tag-counts"], "\(verify)")
-        let table = try await EvstoreProcess.run(["verify", path, "--format", "table"])
-        #expect(table.stdout.contains("skipped custom projection tag-counts (version 3)"), "\(table)")
-
-        let rebuild = try await EvstoreProcess.run(["rebuild", path])
-        #expect(rebuild.status == 0, "\(rebuild)")
-        #expect(
-            rebuild.stdout.contains("skipped custom projection tag-counts (version 3): not registered in evstore"),
-            "\(rebuild)")
-        #expect(rebuild.stdout.contains("the application rebuilds it when it next opens the store"), "\(rebuild)")
-
-        let dump = try await EvstoreProcess.run(["dump", path, "--meta", "--format", "jsonl"])
-        let record = try #require(
-            JSONLines.objects(dump).first { JSONLines.string($0, "key") == "store.configuration" })
-        #expect(JSONLines.string(record, "text")?.contains("tag-counts v3 (stale)") == true, "\(dump)")
-
-        let store = try Store.open(at: path, configuration: Self.application())
-        defer { store.close() }
-        #expect(try TagCounts.stored(store) == expected)
-        #expect(try store.read { try $0.configurationRecord() }?.projections.first?.isStale == false)
-        #expect(try store.verify().isConsistent)
+            #expect(try TagCounts.stored(store) == expected)
+            #expect(try store.read { try $0.configurationRecord() }?.projections.first?.isStale == false)
+            #expect(try store.verify().isConsistent)
+        }
     }
 
     @Test(
         "a store made before records existed: the tool says it uses the default fields, until the application records its own"
     )
     func storeWithoutARecord() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-configuration")
-        defer { directory.remove() }
-        let path = directory.appending("store")
-        try await Self.writeStore(at: path)
-        do {
-            let environment = try Environment.open(path: path)
-            try environment.write { tx in
-                let meta = try tx.openDatabase(named: "meta", options: [])
-                #expect(try tx.delete(Array("store.configuration".utf8), in: meta))
+        try await withTemporaryDirectory(prefix: "evstore-configuration") { directory in
+            let path = directory.appending("store")
+            try await Self.writeStore(at: path)
+            do {
+                let environment = try Environment.open(path: path)
+                try environment.write { tx in
+                    let meta = try tx.openDatabase(named: "meta", options: [])
+                    #expect(try tx.delete(Array("store.configuration".utf8), in: meta))
+                }
             }
-        }
-        let before = try await EvstoreProcess.run(["search", path, "cookies", "--format", "jsonl"])
-        #expect(before.status == 0, "\(before)")
-        #expect(before.stderr.contains("records no configuration"), "\(before)")
+            let before = try await EvstoreProcess.run(["search", path, "cookies", "--format", "jsonl"])
+            #expect(before.status == 0, "\(before)")
+            #expect(before.stderr.contains("records no configuration"), "\(before)")
 
-        let store = try Store.open(at: path, configuration: Self.application())
-        #expect(try store.read { try $0.configurationRecord() }?.search == Self.application().search.canonical)
-        store.close()
-        let after = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
-        #expect(after.status == 0, "\(after)")
-        #expect(after.stderr.isEmpty, "\(after)")
+            let store = try Store.open(at: path, configuration: Self.application())
+            #expect(try store.read { try $0.configurationRecord() }?.search == Self.application().search.canonical)
+            store.close()
+            let after = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+            #expect(after.status == 0, "\(after)")
+            #expect(after.stderr.isEmpty, "\(after)")
+        }
     }
 }

@@ -34,97 +34,99 @@ struct ErrorReportingTests {
 
     @Test("a missing store: exit 1 and one line naming the path", arguments: commands)
     func missingStore(_ command: [String]) async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let missing = directory.appending("no-such-store")
-        let arguments = command.map { $0 == "STORE" ? missing : $0 == "BACKUP" ? directory.appending("backup") : $0 }
-        let result = try await EvstoreProcess.run(arguments)
-        ErrorReportingTests.expectOneLineFailure(result, mentioning: missing)
-        #expect(!FileManager.default.fileExists(atPath: missing), "a read-only command creates nothing")
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let missing = directory.appending("no-such-store")
+            let arguments = command.map {
+                $0 == "STORE" ? missing : $0 == "BACKUP" ? directory.appending("backup") : $0
+            }
+            let result = try await EvstoreProcess.run(arguments)
+            ErrorReportingTests.expectOneLineFailure(result, mentioning: missing)
+            #expect(!FileManager.default.fileExists(atPath: missing), "a read-only command creates nothing")
+        }
     }
 
     @Test("a directory that is not a store: exit 1, one line, and the directory is left alone")
     func directoryThatIsNotAStore() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let empty = directory.appending("empty")
-        let other = directory.appending("other")
-        for path in [empty, other] {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        try Data("not a store\n".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
-        for path in [empty, other] {
-            let before = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-            for command in [["dump", path], ["verify", path], ["stats", path], ["import", path, "-"]] {
-                let result = try await EvstoreProcess.run(command, stdin: command[0] == "import" ? Data() : nil)
-                if command[0] == "import" && path == empty {
-                    // An empty directory is a fine place for a new store.
-                    #expect(result.status == 0, "\(result)")
-                    continue
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let empty = directory.appending("empty")
+            let other = directory.appending("other")
+            for path in [empty, other] {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            }
+            try Data("not a store\n".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
+            for path in [empty, other] {
+                let before = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+                for command in [["dump", path], ["verify", path], ["stats", path], ["import", path, "-"]] {
+                    let result = try await EvstoreProcess.run(command, stdin: command[0] == "import" ? Data() : nil)
+                    if command[0] == "import" && path == empty {
+                        // An empty directory is a fine place for a new store.
+                        #expect(result.status == 0, "\(result)")
+                        continue
+                    }
+                    ErrorReportingTests.expectOneLineFailure(result, mentioning: path)
+                    // Read-only commands find no store; import will not make one among other files.
+                    let expected = command[0] == "import" ? "\(path) is not a store" : "no store at \(path)"
+                    #expect(result.stderr.contains(expected), "\(result)")
+                    #expect(
+                        try FileManager.default.contentsOfDirectory(atPath: path).sorted() == before,
+                        "\(command[0]) created nothing in \(path)")
                 }
-                ErrorReportingTests.expectOneLineFailure(result, mentioning: path)
-                // Read-only commands find no store; import will not make one among other files.
-                let expected = command[0] == "import" ? "\(path) is not a store" : "no store at \(path)"
-                #expect(result.stderr.contains(expected), "\(result)")
-                #expect(
-                    try FileManager.default.contentsOfDirectory(atPath: path).sorted() == before,
-                    "\(command[0]) created nothing in \(path)")
             }
         }
     }
 
     @Test("a file where a store is expected: exit 1 and one line")
     func fileInsteadOfDirectory() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let file = directory.appending("store")
-        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: file))
-        for command in [["dump", file], ["verify", file], ["import", file, "-"]] {
-            let result = try await EvstoreProcess.run(command, stdin: Data())
-            ErrorReportingTests.expectOneLineFailure(result, mentioning: file)
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let file = directory.appending("store")
+            try Data("hello\n".utf8).write(to: URL(fileURLWithPath: file))
+            for command in [["dump", file], ["verify", file], ["import", file, "-"]] {
+                let result = try await EvstoreProcess.run(command, stdin: Data())
+                ErrorReportingTests.expectOneLineFailure(result, mentioning: file)
+            }
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"],
+                "nothing created beside the file")
         }
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"],
-            "nothing created beside the file")
     }
 
     @Test("garbage named data.mdb: exit 1, one clear line, and neither the file nor its directory is modified")
     func garbageDataFile() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let store = directory.appending("store")
-        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
-        var random = SeededGenerator(seed: 99)
-        let garbage = Data((0..<40_000).map { _ in UInt8.random(in: 0...255, using: &random) })
-        try garbage.write(to: URL(fileURLWithPath: store + "/data.mdb"))
-        for command in [["dump", store], ["stats", store], ["verify", store], ["replay", store, "--to", "1"]] {
-            let result = try await EvstoreProcess.run(command + ["--format", "jsonl"])
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let store = directory.appending("store")
+            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+            var random = SeededGenerator(seed: 99)
+            let garbage = Data((0..<40_000).map { _ in UInt8.random(in: 0...255, using: &random) })
+            try garbage.write(to: URL(fileURLWithPath: store + "/data.mdb"))
+            for command in [["dump", store], ["stats", store], ["verify", store], ["replay", store, "--to", "1"]] {
+                let result = try await EvstoreProcess.run(command + ["--format", "jsonl"])
+                ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
+                #expect(result.stderr.contains("not an event store"), "\(result)")
+            }
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: store) == ["data.mdb"],
+                "no lock.mdb beside a foreign file")
+            let result = try await EvstoreProcess.run(
+                ["import", store, "-"],
+                stdin: Data(#"{"collection": "c", "id": "x", "op": "put", "fields": {"a": 1}}"#.utf8))
             ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
-            #expect(result.stderr.contains("not an event store"), "\(result)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == garbage)
         }
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: store) == ["data.mdb"],
-            "no lock.mdb beside a foreign file")
-        let result = try await EvstoreProcess.run(
-            ["import", store, "-"],
-            stdin: Data(#"{"collection": "c", "id": "x", "op": "put", "fields": {"a": 1}}"#.utf8))
-        ErrorReportingTests.expectOneLineFailure(result, mentioning: store)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == garbage)
     }
 
     @Test("a truncated data.mdb: exit 1 and one line, not a crash report")
     func truncatedDataFile() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let history = try SingleReplicaHistory(path: directory.appending("store"), count: 300, seed: 1)
-        let dataFile = history.path + "/data.mdb"
-        let data = try Data(contentsOf: URL(fileURLWithPath: dataFile))
-        try #require(data.count > 3 * 4096)
-        try data.prefix(2 * 4096).write(to: URL(fileURLWithPath: dataFile))
-        try? FileManager.default.removeItem(atPath: history.path + "/lock.mdb")
-        for command in [["dump", history.path, "--items"], ["stats", history.path], ["verify", history.path]] {
-            let result = try await EvstoreProcess.run(command + ["--format", "jsonl"])
-            ErrorReportingTests.expectOneLineFailure(result, mentioning: history.path)
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let history = try SingleReplicaHistory(path: directory.appending("store"), count: 300, seed: 1)
+            let dataFile = history.path + "/data.mdb"
+            let data = try Data(contentsOf: URL(fileURLWithPath: dataFile))
+            try #require(data.count > 3 * 4096)
+            try data.prefix(2 * 4096).write(to: URL(fileURLWithPath: dataFile))
+            try? FileManager.default.removeItem(atPath: history.path + "/lock.mdb")
+            for command in [["dump", history.path, "--items"], ["stats", history.path], ["verify", history.path]] {
+                let result = try await EvstoreProcess.run(command + ["--format", "jsonl"])
+                ErrorReportingTests.expectOneLineFailure(result, mentioning: history.path)
+            }
         }
     }
 
@@ -152,19 +154,19 @@ struct ErrorReportingTests {
             UsageError(arguments: ["explain", "STORE", "--item", "x"]),
         ])
     func usageError(_ usage: UsageError) async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-errors")
-        defer { directory.remove() }
-        let store = directory.appending("store")
-        // An id in two collections: `--item x` is ambiguous without --collection.
-        try withStore(at: store) { store in
-            _ = try store.append([
-                .put("notes", id: "x", fields: ["title": "a"]), .put("tasks", id: "x", fields: ["title": "b"]),
-            ])
+        try await withTemporaryDirectory(prefix: "evstore-errors") { directory in
+            let store = directory.appending("store")
+            // An id in two collections: `--item x` is ambiguous without --collection.
+            try withStore(at: store) { store in
+                _ = try store.append([
+                    .put("notes", id: "x", fields: ["title": "a"]), .put("tasks", id: "x", fields: ["title": "b"]),
+                ])
+            }
+            let result = try await EvstoreProcess.run(usage.arguments.map { $0 == "STORE" ? store : $0 })
+            #expect(result.status == 64, "\(result)")
+            #expect(!result.stderr.isEmpty, "\(result)")
+            #expect(result.stdout.isEmpty, "\(result)")
+            #expect(!result.stderr.contains("Fatal error"), "\(result)")
         }
-        let result = try await EvstoreProcess.run(usage.arguments.map { $0 == "STORE" ? store : $0 })
-        #expect(result.status == 64, "\(result)")
-        #expect(!result.stderr.isEmpty, "\(result)")
-        #expect(result.stdout.isEmpty, "\(result)")
-        #expect(!result.stderr.contains("Fatal error"), "\(result)")
     }
 }

@@ -27,56 +27,61 @@ struct RestoredReplicaCommandTests {
 
     @Test("import, sync, backup, edit, sync, restore, edit, sync: nothing is lost and every replica agrees")
     func restoredBackup() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-restore")
-        defer { directory.remove() }
-        let phone = directory.appending("phone")
-        let backup = directory.appending("backup")
-        let fresh = directory.appending("fresh")
-        try await SyncCommandTests.withServer(dataDirectory: directory.appending("server")) { url in
-            try await Self.importLines(
-                phone,
-                [
-                    #"{"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "one"}}"#,
-                    #"{"collection": "notes", "id": "n2", "op": "put", "fields": {"title": "two"}}"#,
-                ], in: directory)
-            #expect(
-                SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 2, pulled 0, conflicts 0"
-            )
-            let copied = try await EvstoreProcess.run(["backup", phone, backup])
-            #expect(copied.status == 0, "\(copied)")
-            try await Self.importLines(
-                phone,
-                [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "edit after backup"}}"#],
-                in: directory)
-            #expect(
-                SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url)) == "pushed 1, pulled 0, conflicts 0"
-            )
+        try await withTemporaryDirectory(prefix: "evstore-restore") { directory in
+            let phone = directory.appending("phone")
+            let backup = directory.appending("backup")
+            let fresh = directory.appending("fresh")
+            try await SyncCommandTests.withServer(dataDirectory: directory.appending("server")) { url in
+                try await Self.importLines(
+                    phone,
+                    [
+                        #"{"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "one"}}"#,
+                        #"{"collection": "notes", "id": "n2", "op": "put", "fields": {"title": "two"}}"#,
+                    ], in: directory)
+                #expect(
+                    SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url))
+                        == "pushed 2, pulled 0, conflicts 0"
+                )
+                let copied = try await EvstoreProcess.run(["backup", phone, backup])
+                #expect(copied.status == 0, "\(copied)")
+                try await Self.importLines(
+                    phone,
+                    [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "edit after backup"}}"#],
+                    in: directory)
+                #expect(
+                    SyncCommandTests.moved(try await SyncCommandTests.sync(phone, url))
+                        == "pushed 1, pulled 0, conflicts 0"
+                )
 
-            // The device is restored from the backup, and the user goes on working.
-            try FileManager.default.removeItem(atPath: phone)
-            try FileManager.default.moveItem(atPath: backup, toPath: phone)
-            try await Task.sleep(for: .milliseconds(5))
-            try await Self.importLines(
-                phone,
-                [#"{"collection": "notes", "id": "n2", "op": "patch", "fields": {"title": "new work after restore"}}"#],
-                in: directory)
-            let restoredSync = try await SyncCommandTests.sync(phone, url)
-            #expect(JSONLines.int(restoredSync, "pushed") == 1, "\(restoredSync)")
-            #expect(JSONLines.int(restoredSync, "pulled") == 1, "the lost edit comes back: \(restoredSync)")
-            #expect(JSONLines.int(restoredSync, "restamped") == 1, "\(restoredSync)")
+                // The device is restored from the backup, and the user goes on working.
+                try FileManager.default.removeItem(atPath: phone)
+                try FileManager.default.moveItem(atPath: backup, toPath: phone)
+                try await Task.sleep(for: .milliseconds(5))
+                try await Self.importLines(
+                    phone,
+                    [
+                        #"{"collection": "notes", "id": "n2", "op": "patch", "fields": {"title": "new work after restore"}}"#
+                    ],
+                    in: directory)
+                let restoredSync = try await SyncCommandTests.sync(phone, url)
+                #expect(JSONLines.int(restoredSync, "pushed") == 1, "\(restoredSync)")
+                #expect(JSONLines.int(restoredSync, "pulled") == 1, "the lost edit comes back: \(restoredSync)")
+                #expect(JSONLines.int(restoredSync, "restamped") == 1, "\(restoredSync)")
 
-            _ = try await SyncCommandTests.sync(fresh, url)
-            let again = try await SyncCommandTests.sync(phone, url)
-            #expect(SyncCommandTests.moved(again) == "pushed 0, pulled 0, conflicts 0")
-            #expect(JSONLines.int(again, "restamped") == 0)
-            for store in [phone, fresh] {
-                let titles = try await Self.titles(store)
-                #expect(titles == ["n1": "edit after backup", "n2": "new work after restore"], "\(store): \(titles)")
+                _ = try await SyncCommandTests.sync(fresh, url)
+                let again = try await SyncCommandTests.sync(phone, url)
+                #expect(SyncCommandTests.moved(again) == "pushed 0, pulled 0, conflicts 0")
+                #expect(JSONLines.int(again, "restamped") == 0)
+                for store in [phone, fresh] {
+                    let titles = try await Self.titles(store)
+                    #expect(
+                        titles == ["n1": "edit after backup", "n2": "new work after restore"], "\(store): \(titles)")
+                }
+                let diff = try await EvstoreProcess.run(["diff", phone, fresh, "--format", "jsonl"])
+                #expect(diff.status == 0, "\(diff)")
+                let verify = try await EvstoreProcess.run(["verify", phone])
+                #expect(verify.status == 0, "\(verify)")
             }
-            let diff = try await EvstoreProcess.run(["diff", phone, fresh, "--format", "jsonl"])
-            #expect(diff.status == 0, "\(diff)")
-            let verify = try await EvstoreProcess.run(["verify", phone])
-            #expect(verify.status == 0, "\(verify)")
         }
     }
 }
@@ -84,35 +89,37 @@ struct RestoredReplicaCommandTests {
 extension RestoredReplicaCommandTests {
     @Test("two copies that reused one id: diff reports the id conflict, verify --against fails, each alone verifies")
     func diffAndVerifyReportReusedIDs() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-reused")
-        defer { directory.remove() }
-        let original = directory.appending("original")
-        let copy = directory.appending("copy")
-        try await Self.importLines(
-            original, [#"{"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "one"}}"#], in: directory)
-        #expect(try await EvstoreProcess.run(["backup", original, copy]).status == 0)
-        try await Self.importLines(
-            original, [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "original's"}}"#],
-            in: directory)
-        try await Self.importLines(
-            copy, [#"{"collection": "notes", "id": "n2", "op": "put", "fields": {"title": "copy's"}}"#], in: directory)
+        try await withTemporaryDirectory(prefix: "evstore-reused") { directory in
+            let original = directory.appending("original")
+            let copy = directory.appending("copy")
+            try await Self.importLines(
+                original, [#"{"collection": "notes", "id": "n1", "op": "put", "fields": {"title": "one"}}"#],
+                in: directory)
+            #expect(try await EvstoreProcess.run(["backup", original, copy]).status == 0)
+            try await Self.importLines(
+                original, [#"{"collection": "notes", "id": "n1", "op": "patch", "fields": {"title": "original's"}}"#],
+                in: directory)
+            try await Self.importLines(
+                copy, [#"{"collection": "notes", "id": "n2", "op": "put", "fields": {"title": "copy's"}}"#],
+                in: directory)
 
-        let diff = try await EvstoreProcess.run(["diff", original, copy, "--format", "jsonl"])
-        #expect(diff.status == 1, "\(diff)")
-        let conflicts = JSONLines.objects(diff).filter { JSONLines.string($0, "kind") == "id-conflict" }
-        #expect(conflicts.count == 1, "\(diff)")
-        #expect(
-            conflicts.first.flatMap { $0["digest_a"] as? String }
-                != conflicts.first.flatMap { $0["digest_b"] as? String })
-        let table = try await EvstoreProcess.run(["diff", original, copy, "--format", "table"])
-        #expect(table.stdout.contains("1 event id names different events in A and B"), "\(table)")
+            let diff = try await EvstoreProcess.run(["diff", original, copy, "--format", "jsonl"])
+            #expect(diff.status == 1, "\(diff)")
+            let conflicts = JSONLines.objects(diff).filter { JSONLines.string($0, "kind") == "id-conflict" }
+            #expect(conflicts.count == 1, "\(diff)")
+            #expect(
+                conflicts.first.flatMap { $0["digest_a"] as? String }
+                    != conflicts.first.flatMap { $0["digest_b"] as? String })
+            let table = try await EvstoreProcess.run(["diff", original, copy, "--format", "table"])
+            #expect(table.stdout.contains("1 event id names different events in A and B"), "\(table)")
 
-        for store in [original, copy] {
-            let alone = try await EvstoreProcess.run(["verify", store])
-            #expect(alone.status == 0, "\(alone)")
+            for store in [original, copy] {
+                let alone = try await EvstoreProcess.run(["verify", store])
+                #expect(alone.status == 0, "\(alone)")
+            }
+            let against = try await EvstoreProcess.run(["verify", original, "--against", copy, "--format", "jsonl"])
+            #expect(against.status == 1, "\(against)")
+            #expect(against.stdout.contains("id-conflict"), "\(against)")
         }
-        let against = try await EvstoreProcess.run(["verify", original, "--against", copy, "--format", "jsonl"])
-        #expect(against.status == 1, "\(against)")
-        #expect(against.stdout.contains("id-conflict"), "\(against)")
     }
 }

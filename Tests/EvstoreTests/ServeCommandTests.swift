@@ -24,13 +24,6 @@ struct ServeCommandTests {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
-    /// Runs `body` in a fresh temporary directory, then removes it.
-    static func inDirectory(_ body: (TemporaryDirectory) async throws -> Void) async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-serve-options")
-        defer { directory.remove() }
-        try await body(directory)
-    }
-
     /// Expects `result` to be a refusal to start: `status`, `message` on standard error, and no
     /// address announced.
     static func expectRefused(
@@ -43,7 +36,7 @@ struct ServeCommandTests {
 
     @Test("--tls-cert and --tls-key go together (exit 64)", arguments: ["--tls-cert", "--tls-key"])
     func tlsHalf(_ option: String) async throws {
-        try await Self.inDirectory { directory in
+        try await withTemporaryDirectory(prefix: "evstore-serve-options") { directory in
             let arguments = try Self.serve([option, Self.fixture("localhost-cert.pem")], in: directory)
             let result = try await EvstoreProcess.run(arguments, timeout: .seconds(30))
             Self.expectRefused(result, status: 64, "\(option) needs")
@@ -53,7 +46,7 @@ struct ServeCommandTests {
 
     @Test("a certificate that is not PEM stops the start with one line naming it (exit 1)")
     func invalidCertificate() async throws {
-        try await Self.inDirectory { directory in
+        try await withTemporaryDirectory(prefix: "evstore-serve-options") { directory in
             let garbage = directory.appending("garbage.pem")
             try Self.write("not a certificate\n", to: garbage)
             let arguments = try Self.serve(
@@ -67,7 +60,7 @@ struct ServeCommandTests {
 
     @Test("an empty metrics token file stops the start (exit 1)")
     func emptyMetricsToken() async throws {
-        try await Self.inDirectory { directory in
+        try await withTemporaryDirectory(prefix: "evstore-serve-options") { directory in
             let empty = directory.appending("metrics-token")
             try Self.write("\n", to: empty)
             let arguments = try Self.serve(["--metrics-token-file", empty], in: directory)
@@ -78,7 +71,7 @@ struct ServeCommandTests {
 
     @Test("with a certificate and key it announces an https address, and stops gracefully on SIGTERM")
     func servesHTTPS() async throws {
-        try await Self.inDirectory { directory in
+        try await withTemporaryDirectory(prefix: "evstore-serve-options") { directory in
             let tls = [
                 "--tls-cert", Self.fixture("localhost-cert.pem"), "--tls-key", Self.fixture("localhost-key.pem"),
             ]

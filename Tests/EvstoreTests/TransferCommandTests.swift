@@ -10,87 +10,89 @@ import Testing
 struct TransferCommandTests {
     @Test("export | import into a new store reproduces identical events, items and conflicts")
     func roundTrip() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let fixture = try MixedStore(in: directory)
-        let copy = directory.appending("copy")
-        let export = try await EvstoreProcess.run(["export", fixture.path])
-        #expect(export.status == 0, "\(export)")
-        #expect(export.lines.count == 8)
-        let exported = JSONLines.objects(export)
-        #expect(exported.compactMap { JSONLines.int($0, "seq") } == Array(1...8))
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let fixture = try MixedStore(in: directory)
+            let copy = directory.appending("copy")
+            let export = try await EvstoreProcess.run(["export", fixture.path])
+            #expect(export.status == 0, "\(export)")
+            #expect(export.lines.count == 8)
+            let exported = JSONLines.objects(export)
+            #expect(exported.compactMap { JSONLines.int($0, "seq") } == Array(1...8))
 
-        let imported = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
-        #expect(imported.status == 0, "\(imported)")
-        #expect(imported.stdout.contains("imported 0 changes and 8 events"), "\(imported)")
+            let imported = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
+            #expect(imported.status == 0, "\(imported)")
+            #expect(imported.stdout.contains("imported 0 changes and 8 events"), "\(imported)")
 
-        for section in ["--items", "--conflicts", "--events"] {
-            let original = try await EvstoreProcess.run(["dump", fixture.path, section, "--format", "jsonl"])
-            let reproduced = try await EvstoreProcess.run(["dump", copy, section, "--format", "jsonl"])
-            #expect(original.status == 0 && reproduced.status == 0, "\(original)\n\(reproduced)")
-            #expect(!original.stdout.isEmpty)
-            #expect(reproduced.stdout == original.stdout, "dump \(section) of the copy")
+            for section in ["--items", "--conflicts", "--events"] {
+                let original = try await EvstoreProcess.run(["dump", fixture.path, section, "--format", "jsonl"])
+                let reproduced = try await EvstoreProcess.run(["dump", copy, section, "--format", "jsonl"])
+                #expect(original.status == 0 && reproduced.status == 0, "\(original)\n\(reproduced)")
+                #expect(!original.stdout.isEmpty)
+                #expect(reproduced.stdout == original.stdout, "dump \(section) of the copy")
+            }
+            let exportAgain = try await EvstoreProcess.run(["export", copy])
+            #expect(exportAgain.stdout == export.stdout, "origins, stamps and bases are kept")
+            let verify = try await EvstoreProcess.run(["verify", copy, "--format", "jsonl"])
+            #expect(verify.status == 0, "\(verify)")
+
+            // Importing the same events again changes nothing.
+            let twice = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
+            #expect(twice.status == 0, "\(twice)")
+            #expect(twice.stdout.contains("imported 0 changes and 0 events"), "\(twice)")
+            let exportThird = try await EvstoreProcess.run(["export", copy])
+            #expect(exportThird.stdout == export.stdout)
+
+            // --from/--to export a part of the log.
+            let part = try await EvstoreProcess.run(["export", fixture.path, "--from", "3", "--to", "5"])
+            #expect(part.status == 0, "\(part)")
+            #expect(part.lines == Array(export.lines[2...4]))
         }
-        let exportAgain = try await EvstoreProcess.run(["export", copy])
-        #expect(exportAgain.stdout == export.stdout, "origins, stamps and bases are kept")
-        let verify = try await EvstoreProcess.run(["verify", copy, "--format", "jsonl"])
-        #expect(verify.status == 0, "\(verify)")
-
-        // Importing the same events again changes nothing.
-        let twice = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
-        #expect(twice.status == 0, "\(twice)")
-        #expect(twice.stdout.contains("imported 0 changes and 0 events"), "\(twice)")
-        let exportThird = try await EvstoreProcess.run(["export", copy])
-        #expect(exportThird.stdout == export.stdout)
-
-        // --from/--to export a part of the log.
-        let part = try await EvstoreProcess.run(["export", fixture.path, "--from", "3", "--to", "5"])
-        #expect(part.status == 0, "\(part)")
-        #expect(part.lines == Array(export.lines[2...4]))
     }
 
     @Test("change lines: put, patch and delete, stamped by the importing replica, from a file")
     func changeLines() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let target = directory.appending("store")
-        let changes: [Change] = [
-            .put("notes", id: "x1", fields: ["title": "One", "n": 1, "tags": ["a", "b"]]),
-            .patch("notes", id: "x1", fields: ["n": 2, "done": true]),
-            .put("notes", id: "x2", fields: ["title": "Two"]),
-            .delete("notes", id: "x2"),
-            .patch("tasks", id: "y1", fields: ["title": "할 일", "weight": 0.5]),
-            .put("notes", id: "x1", fields: ["title": "One again"]),
-        ]
-        var text = ""
-        for change in changes {
-            var members: [String: Value] = [
-                "collection": .string(change.collection), "id": .string(change.item),
-                "op": .string(change.operation.description),
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let target = directory.appending("store")
+            let changes: [Change] = [
+                .put("notes", id: "x1", fields: ["title": "One", "n": 1, "tags": ["a", "b"]]),
+                .patch("notes", id: "x1", fields: ["n": 2, "done": true]),
+                .put("notes", id: "x2", fields: ["title": "Two"]),
+                .delete("notes", id: "x2"),
+                .patch("tasks", id: "y1", fields: ["title": "할 일", "weight": 0.5]),
+                .put("notes", id: "x1", fields: ["title": "One again"]),
             ]
-            if change.operation != .delete { members["fields"] = .object(change.fields) }
-            text += JSONLines.canonical(Value.object(members)) + "\n"
-            if change.operation == .delete { text += "   \n" }  // blank lines are skipped
-        }
-        let file = directory.appending("changes.jsonl")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            var text = ""
+            for change in changes {
+                var members: [String: Value] = [
+                    "collection": .string(change.collection), "id": .string(change.item),
+                    "op": .string(change.operation.description),
+                ]
+                if change.operation != .delete { members["fields"] = .object(change.fields) }
+                text += JSONLines.canonical(Value.object(members)) + "\n"
+                if change.operation == .delete { text += "   \n" }  // blank lines are skipped
+            }
+            let file = directory.appending("changes.jsonl")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
 
-        let result = try await EvstoreProcess.run(["import", target, file])
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("imported 6 changes and 0 events"), "\(result)")
+            let result = try await EvstoreProcess.run(["import", target, file])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout.contains("imported 6 changes and 0 events"), "\(result)")
 
-        let events = JSONLines.objects(try await EvstoreProcess.run(["dump", target, "--events", "--format", "jsonl"]))
-        try #require(events.count == changes.count)
-        let origins = Set(events.compactMap { JSONLines.object($0, "id").flatMap { JSONLines.string($0, "origin") } })
-        #expect(origins.count == 1, "one replica stamped every change")
-        let stamps = events.compactMap {
-            JSONLines.string($0, "hlc").flatMap(UInt64.init).map(HLCTimestamp.init(rawValue:))
+            let events = JSONLines.objects(
+                try await EvstoreProcess.run(["dump", target, "--events", "--format", "jsonl"]))
+            try #require(events.count == changes.count)
+            let origins = Set(
+                events.compactMap { JSONLines.object($0, "id").flatMap { JSONLines.string($0, "origin") } })
+            #expect(origins.count == 1, "one replica stamped every change")
+            let stamps = events.compactMap {
+                JSONLines.string($0, "hlc").flatMap(UInt64.init).map(HLCTimestamp.init(rawValue:))
+            }
+            #expect(stamps == stamps.sorted() && Set(stamps).count == changes.count)
+            let expected = foldWrites(Array(zip(changes, stamps)))
+            let items = try await EvstoreProcess.run(["dump", target, "--items", "--format", "jsonl"])
+            #expect(JSONLines.items(JSONLines.objects(items)) == JSONLines.items(expected))
+            #expect(Set(expected.keys) == ["notes/x1", "tasks/y1"])
         }
-        #expect(stamps == stamps.sorted() && Set(stamps).count == changes.count)
-        let expected = foldWrites(Array(zip(changes, stamps)))
-        let items = try await EvstoreProcess.run(["dump", target, "--items", "--format", "jsonl"])
-        #expect(JSONLines.items(JSONLines.objects(items)) == JSONLines.items(expected))
-        #expect(Set(expected.keys) == ["notes/x1", "tasks/y1"])
     }
 
     /// A bad input and what the error must name.
@@ -164,35 +166,35 @@ struct TransferCommandTests {
                 blamed: #"line 1: not an event: unknown key "id.sequence""#),
         ])
     func badLine(_ input: BadInput) async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let fixture = try MixedStore(in: directory)
-        let before = try await EvstoreProcess.run(["export", fixture.path])
-        let itemsBefore = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let fixture = try MixedStore(in: directory)
+            let before = try await EvstoreProcess.run(["export", fixture.path])
+            let itemsBefore = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
 
-        let text = input.lines.joined(separator: "\n") + "\n"
-        let result = try await EvstoreProcess.run(["import", fixture.path, "-"], stdin: Data(text.utf8))
-        #expect(result.status == 1, "\(result)")
-        #expect(result.errorLines.count == 1, "one line on standard error: \(result)")
-        #expect(result.stderr.contains(input.blamed), "\(result)")
-        #expect(!result.stderr.contains("Fatal error"), "\(result)")
+            let text = input.lines.joined(separator: "\n") + "\n"
+            let result = try await EvstoreProcess.run(["import", fixture.path, "-"], stdin: Data(text.utf8))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.errorLines.count == 1, "one line on standard error: \(result)")
+            #expect(result.stderr.contains(input.blamed), "\(result)")
+            #expect(!result.stderr.contains("Fatal error"), "\(result)")
 
-        let after = try await EvstoreProcess.run(["export", fixture.path])
-        let itemsAfter = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
-        #expect(after.stdout == before.stdout, "no event was written")
-        #expect(itemsAfter.stdout == itemsBefore.stdout)
+            let after = try await EvstoreProcess.run(["export", fixture.path])
+            let itemsAfter = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
+            #expect(after.stdout == before.stdout, "no event was written")
+            #expect(itemsAfter.stdout == itemsBefore.stdout)
+        }
     }
 
     @Test("a bad line into a new store leaves no store behind")
     func badLineIntoNewStore() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let target = directory.appending("new")
-        let text = TransferCommandTests.good1 + "\n{oops\n"
-        let result = try await EvstoreProcess.run(["import", target, "-"], stdin: Data(text.utf8))
-        #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("line 2"), "\(result)")
-        #expect(!FileManager.default.fileExists(atPath: target + "/data.mdb"))
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let target = directory.appending("new")
+            let text = TransferCommandTests.good1 + "\n{oops\n"
+            let result = try await EvstoreProcess.run(["import", target, "-"], stdin: Data(text.utf8))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("line 2"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: target + "/data.mdb"))
+        }
     }
 
     /// Values that stress a JSON encoder: escapes, control characters, non-BMP characters, line
@@ -217,54 +219,55 @@ struct TransferCommandTests {
 
     @Test("export | import keeps tricky values exactly, and export writes JSON any parser reads")
     func trickyValuesRoundTrip() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let source = directory.appending("source")
-        let copy = directory.appending("copy")
-        let written = try withStore(at: source) { store in
-            try store.append([
-                .put("odd.names_1-x", id: "id with spaces & ünïcödé 🧪", fields: TransferCommandTests.trickyFields),
-                .patch("odd.names_1-x", id: "id with spaces & ünïcödé 🧪", fields: ["key with \"quotes\" and \\": "v"]),
-            ])
-        }
-        let export = try await EvstoreProcess.run(["export", source])
-        #expect(export.status == 0, "\(export)")
-        let lines = JSONLines.objects(export)
-        try #require(lines.count == 2, "\(export)")
-        #expect(export.lines.count == 2, "one event a line: no raw newline inside a line")
-        #expect(JSONLines.canonical(lines[0]["fields"]) == JSONLines.canonical(fields: written[0].fields))
-        #expect(JSONLines.string(lines[0], "item") == "id with spaces & ünïcödé 🧪")
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let source = directory.appending("source")
+            let copy = directory.appending("copy")
+            let written = try withStore(at: source) { store in
+                try store.append([
+                    .put("odd.names_1-x", id: "id with spaces & ünïcödé 🧪", fields: TransferCommandTests.trickyFields),
+                    .patch(
+                        "odd.names_1-x", id: "id with spaces & ünïcödé 🧪", fields: ["key with \"quotes\" and \\": "v"]),
+                ])
+            }
+            let export = try await EvstoreProcess.run(["export", source])
+            #expect(export.status == 0, "\(export)")
+            let lines = JSONLines.objects(export)
+            try #require(lines.count == 2, "\(export)")
+            #expect(export.lines.count == 2, "one event a line: no raw newline inside a line")
+            #expect(JSONLines.canonical(lines[0]["fields"]) == JSONLines.canonical(fields: written[0].fields))
+            #expect(JSONLines.string(lines[0], "item") == "id with spaces & ünïcödé 🧪")
 
-        let imported = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
-        #expect(imported.status == 0, "\(imported)")
-        let again = try await EvstoreProcess.run(["export", copy])
-        #expect(again.stdout == export.stdout)
-        let items = try withStore(at: copy) { store in
-            try store.read { try $0.items(in: "odd.names_1-x", limit: 10).items }
+            let imported = try await EvstoreProcess.run(["import", copy, "-"], stdin: Data(export.stdout.utf8))
+            #expect(imported.status == 0, "\(imported)")
+            let again = try await EvstoreProcess.run(["export", copy])
+            #expect(again.stdout == export.stdout)
+            let items = try withStore(at: copy) { store in
+                try store.read { try $0.items(in: "odd.names_1-x", limit: 10).items }
+            }
+            var expected = TransferCommandTests.trickyFields
+            expected["key with \"quotes\" and \\"] = "v"
+            #expect(items.count == 1)
+            #expect(items.first?.fields == expected, "every value survives export and import unchanged")
         }
-        var expected = TransferCommandTests.trickyFields
-        expected["key with \"quotes\" and \\"] = "v"
-        #expect(items.count == 1)
-        #expect(items.first?.fields == expected, "every value survives export and import unchanged")
     }
 
     @Test("an event line stamped far in the future is refused by name of its line")
     func eventFromTheFuture() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-transfer")
-        defer { directory.remove() }
-        let fixture = try MixedStore(in: directory)
-        let export = try await EvstoreProcess.run(["export", fixture.path])
-        var lines = export.lines
-        try #require(lines.count == 8)
-        let hlc = try #require(JSONLines.string(JSONLines.objects(lines[4])[0], "hlc"))
-        let future = HLCTimestamp(physical: systemMilliseconds() + 3_600_000, logical: 0).rawValue
-        lines[4] = lines[4].replacingOccurrences(of: "\"hlc\":\"\(hlc)\"", with: "\"hlc\":\"\(future)\"")
-        try #require(lines[4] != export.lines[4])
-        let target = directory.appending("copy")
-        let result = try await EvstoreProcess.run(
-            ["import", target, "-"], stdin: Data(lines.joined(separator: "\n").utf8))
-        #expect(result.status == 1, "\(result)")
-        #expect(result.errorLines.count == 1 && result.stderr.contains("line 5"), "\(result)")
-        #expect(!FileManager.default.fileExists(atPath: target + "/data.mdb"), "nothing was imported")
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let fixture = try MixedStore(in: directory)
+            let export = try await EvstoreProcess.run(["export", fixture.path])
+            var lines = export.lines
+            try #require(lines.count == 8)
+            let hlc = try #require(JSONLines.string(JSONLines.objects(lines[4])[0], "hlc"))
+            let future = HLCTimestamp(physical: systemMilliseconds() + 3_600_000, logical: 0).rawValue
+            lines[4] = lines[4].replacingOccurrences(of: "\"hlc\":\"\(hlc)\"", with: "\"hlc\":\"\(future)\"")
+            try #require(lines[4] != export.lines[4])
+            let target = directory.appending("copy")
+            let result = try await EvstoreProcess.run(
+                ["import", target, "-"], stdin: Data(lines.joined(separator: "\n").utf8))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.errorLines.count == 1 && result.stderr.contains("line 5"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: target + "/data.mdb"), "nothing was imported")
+        }
     }
 }

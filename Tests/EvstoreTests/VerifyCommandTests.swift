@@ -33,67 +33,67 @@ struct VerifyCommandTests {
 
     @Test("a clean store passes (exit 0), in both formats")
     func cleanStore() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-verify")
-        defer { directory.remove() }
-        let fixture = try MixedStore(in: directory)
-        let result = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
-        #expect(result.status == 0, "\(result)")
-        let lines = JSONLines.objects(result)
-        let summary = try #require(lines.last)
-        #expect(lines.count == 1, "no problem lines: \(result)")
-        #expect(JSONLines.bool(summary, "consistent") == true)
-        #expect(JSONLines.int(summary, "problems") == 0)
-        #expect(JSONLines.int(summary, "events") == 8)
-        #expect((JSONLines.int(summary, "entries") ?? 0) > 0)
-        let table = try await EvstoreProcess.run(["verify", fixture.path, "--format", "table"])
-        #expect(table.status == 0, "\(table)")
-        #expect(table.stdout.contains("ok"), "\(table)")
+        try await withTemporaryDirectory(prefix: "evstore-verify") { directory in
+            let fixture = try MixedStore(in: directory)
+            let result = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
+            #expect(result.status == 0, "\(result)")
+            let lines = JSONLines.objects(result)
+            let summary = try #require(lines.last)
+            #expect(lines.count == 1, "no problem lines: \(result)")
+            #expect(JSONLines.bool(summary, "consistent") == true)
+            #expect(JSONLines.int(summary, "problems") == 0)
+            #expect(JSONLines.int(summary, "events") == 8)
+            #expect((JSONLines.int(summary, "entries") ?? 0) > 0)
+            let table = try await EvstoreProcess.run(["verify", fixture.path, "--format", "table"])
+            #expect(table.status == 0, "\(table)")
+            #expect(table.stdout.contains("ok"), "\(table)")
+        }
     }
 
     @Test("an item overwritten behind the engine's back fails (exit 1, names the item); rebuild repairs it")
     func corruptedItem() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-verify")
-        defer { directory.remove() }
-        let fixture = try MixedStore(in: directory)
-        let before = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
-        try VerifyCommandTests.overwriteItem(at: fixture.path, ("notes", "n1"), with: ("notes", "n3"))
+        try await withTemporaryDirectory(prefix: "evstore-verify") { directory in
+            let fixture = try MixedStore(in: directory)
+            let before = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
+            try VerifyCommandTests.overwriteItem(at: fixture.path, ("notes", "n1"), with: ("notes", "n3"))
 
-        let result = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
-        #expect(result.status == 1, "\(result)")
-        let lines = JSONLines.objects(result)
-        let problems = lines.filter { $0["kind"] != nil }
-        #expect(problems.count == 1, "\(result)")
-        let problem = try #require(problems.first)
-        #expect(JSONLines.keys(problem) == ["database", "detail", "key", "kind"])
-        #expect(JSONLines.string(problem, "key") == "notes/n1")
-        #expect(JSONLines.string(problem, "kind") == "different")
-        #expect(JSONLines.string(problem, "database")?.hasSuffix("items") == true)
-        let summary = try #require(lines.last)
-        #expect(JSONLines.bool(summary, "consistent") == false)
-        #expect(JSONLines.int(summary, "problems") == 1)
+            let result = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
+            #expect(result.status == 1, "\(result)")
+            let lines = JSONLines.objects(result)
+            let problems = lines.filter { $0["kind"] != nil }
+            #expect(problems.count == 1, "\(result)")
+            let problem = try #require(problems.first)
+            #expect(JSONLines.keys(problem) == ["database", "detail", "key", "kind"])
+            #expect(JSONLines.string(problem, "key") == "notes/n1")
+            #expect(JSONLines.string(problem, "kind") == "different")
+            #expect(JSONLines.string(problem, "database")?.hasSuffix("items") == true)
+            let summary = try #require(lines.last)
+            #expect(JSONLines.bool(summary, "consistent") == false)
+            #expect(JSONLines.int(summary, "problems") == 1)
 
-        let table = try await EvstoreProcess.run(["verify", fixture.path, "--format", "table"])
-        #expect(table.status == 1, "\(table)")
-        #expect(table.stdout.contains("FAILED") && table.stdout.contains("notes/n1"), "\(table)")
+            let table = try await EvstoreProcess.run(["verify", fixture.path, "--format", "table"])
+            #expect(table.status == 1, "\(table)")
+            #expect(table.stdout.contains("FAILED") && table.stdout.contains("notes/n1"), "\(table)")
 
-        let rebuild = try await EvstoreProcess.run(["rebuild", fixture.path])
-        #expect(rebuild.status == 0, "\(rebuild)")
-        let again = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
-        #expect(again.status == 0, "\(again)")
-        let after = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
-        #expect(after.stdout == before.stdout, "the rebuild restores the items from the log")
+            let rebuild = try await EvstoreProcess.run(["rebuild", fixture.path])
+            #expect(rebuild.status == 0, "\(rebuild)")
+            let again = try await EvstoreProcess.run(["verify", fixture.path, "--format", "jsonl"])
+            #expect(again.status == 0, "\(again)")
+            let after = try await EvstoreProcess.run(["dump", fixture.path, "--items", "--format", "jsonl"])
+            #expect(after.stdout == before.stdout, "the rebuild restores the items from the log")
+        }
     }
 
     @Test("an empty store (created, never written) passes")
     func emptyStore() async throws {
-        let directory = TemporaryDirectory(prefix: "evstore-verify")
-        defer { directory.remove() }
-        let path = directory.appending("store")
-        try withStore(at: path) { _ in }
-        let result = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
-        #expect(result.status == 0, "\(result)")
-        let summary = JSONLines.objects(result).last
-        #expect(summary.flatMap { JSONLines.bool($0, "consistent") } == true, "\(result)")
-        #expect(summary.flatMap { JSONLines.int($0, "events") } == 0)
+        try await withTemporaryDirectory(prefix: "evstore-verify") { directory in
+            let path = directory.appending("store")
+            try withStore(at: path) { _ in }
+            let result = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
+            #expect(result.status == 0, "\(result)")
+            let summary = JSONLines.objects(result).last
+            #expect(summary.flatMap { JSONLines.bool($0, "consistent") } == true, "\(result)")
+            #expect(summary.flatMap { JSONLines.int($0, "events") } == 0)
+        }
     }
 }

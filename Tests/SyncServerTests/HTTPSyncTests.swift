@@ -115,7 +115,7 @@ struct HTTPSyncTests {
             }
             let down = HTTPTransport(
                 baseURL: fixture.baseURL, token: ServerFixture.notesToken, storeName: "notes", timeout: .seconds(1))
-            await expectSyncErrorCode(.transport) {
+            await expectSyncError(.transport) {
                 try await Synchronizer(store: client, transport: down, remoteName: "server").sync()
             }
             try await fixture.start()
@@ -148,19 +148,5 @@ struct HTTPSyncTests {
         #expect(throws: TokenTable.ParseError.self) { try TokenTable(parsing: "lonely") }
         #expect(throws: TokenTable.ParseError.self) { try TokenTable(parsing: "t ../etc") }
         #expect(throws: TokenTable.ParseError.self) { try TokenTable(parsing: "t a\nt b") }
-    }
-}
-
-/// Expects `body` to throw a ``SyncError`` with `code`.
-func expectSyncErrorCode<R>(
-    _ code: SyncError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R
-) async {
-    do {
-        _ = try await body()
-        Issue.record("expected a \(code) error, got success", sourceLocation: sourceLocation)
-    } catch let error as SyncError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected a \(code) error, got \(error)", sourceLocation: sourceLocation)
     }
 }

@@ -96,7 +96,7 @@ struct ItemStateTests {
     }
 
     @Test func applyingAnEventAgainChangesNothing() {
-        let events = F.history(seed: 99, events: 20)
+        let events = CoreFixtures.randomHistory(seed: 99, events: 20, values: .byField)
         let once = Self.state(events)
         #expect(Self.state(events + events.reversed()).encoded() == once.encoded())
     }
@@ -139,7 +139,7 @@ struct ItemStateTests {
     @Test func aThousandHistoriesMergeTheSameInAnyOrder() {
         var failures = 0
         for seed in UInt64(1)...1_000 {
-            let events = F.history(seed: seed, events: 5 + Int(seed % 16))
+            let events = CoreFixtures.randomHistory(seed: seed, events: 5 + Int(seed % 16), values: .byField)
             let reference = Self.state(events)
             let bytes = reference.encoded()
             var random = SeededGenerator(seed: seed &* 0x9E37)
@@ -166,7 +166,7 @@ struct ItemStateTests {
 
     @Test func encodedStatesDecodeToTheSameState() throws {
         for seed in UInt64(1)...200 {
-            let state = Self.state(F.history(seed: seed, origins: 4, events: 15))
+            let state = Self.state(CoreFixtures.randomHistory(seed: seed, origins: 4, events: 15, values: .byField))
             let bytes = state.encoded()
             let decoded = try bytes.withUnsafeBytes { try ItemState(decoding: $0) }
             #expect(decoded == state)

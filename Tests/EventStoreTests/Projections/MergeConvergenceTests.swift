@@ -11,8 +11,8 @@ struct MergeConvergenceTests {
 
     /// A history over several items and two collections, with unique event ids.
     static func events(seed: UInt64) -> [Event] {
-        F.history(
-            seed: seed, origins: 3 + Int(seed % 2), events: 40, collections: ["notes", "tasks"],
+        CoreFixtures.randomHistory(
+            seed: seed, origins: 3 + Int(seed % 2), events: 40, values: .byField, collections: ["notes", "tasks"],
             items: ["a", "b", "c", "메모", "e"])
     }
 

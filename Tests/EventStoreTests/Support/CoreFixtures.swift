@@ -53,16 +53,39 @@ enum CoreFixtures {
         }
     }
 
-    /// A random history of the items `items` of `collection`, written by `origins` replicas with
+    /// What the fields of a ``randomHistory(seed:origins:events:values:collections:items:fieldNames:)``
+    /// hold. Each kind keeps its own odds and origin ids too, so that a seed gives the events it
+    /// gave when the suites using it were written.
+    enum HistoryValues {
+        /// Values of every kind (``randomValue(_:)``), each field written with odds 1/3; origins
+        /// differ in the low half of their id.
+        case anyKind
+        /// Values that suit each field (``ProjectionFixtures/value(for:_:)``: English and Korean
+        /// text, tags, flags, numbers), each field written with odds 2/5; origins differ in the
+        /// high half of their id.
+        case byField
+    }
+
+    /// A random history of the items `items` of `collections`, written by `origins` replicas with
     /// few distinct physical times (so equal clock stamps from different origins are common).
     ///
-    /// Each origin's stamps strictly increase (logical counter), as a real clock's do.
+    /// Each origin's stamps strictly increase (logical counter), as a real clock's do. Event bases
+    /// are either zero (nothing seen) or an earlier stamp, never after the event.
     static func randomHistory(
-        seed: UInt64, origins originCount: Int, events count: Int, collection: String = "notes",
-        items: [String] = ["x"], fieldNames: [String] = ["title", "content", "tags", "done", "rank"]
+        seed: UInt64, origins originCount: Int = 3, events count: Int = 12, values: HistoryValues = .anyKind,
+        collections: [String] = ["notes"], items: [String] = ["x"], fieldNames: [String] = ProjectionFixtures.fieldNames
     ) -> [Event] {
         var random = SeededGenerator(seed: seed)
-        let origins = (0..<originCount).map { ReplicaID(high: seed, low: UInt64($0 + 1)) }
+        let origins = (0..<originCount).map { index in
+            values == .anyKind
+                ? ReplicaID(high: seed, low: UInt64(index + 1)) : ReplicaID(high: UInt64(index + 1), low: seed)
+        }
+        func writesField(_ random: inout SeededGenerator) -> Bool {
+            values == .anyKind ? (random.next() % 3 == 0) : (random.next() % 5 < 2)
+        }
+        func fieldValue(_ field: String, _ random: inout SeededGenerator) -> Value {
+            values == .anyKind ? randomValue(&random) : ProjectionFixtures.value(for: field, &random)
+        }
         var sequences = [UInt64](repeating: 0, count: originCount)
         var events: [Event] = []
         for _ in 0..<count {
@@ -72,11 +95,14 @@ enum CoreFixtures {
             let operation: EventOperation = roll < 3 ? .put : (roll < 8 ? .patch : .delete)
             var fields: [String: Value] = [:]
             if operation != .delete {
-                for name in fieldNames where random.next() % 3 == 0 { fields[name] = randomValue(&random) }
-                if operation == .patch && fields.isEmpty { fields[fieldNames[0]] = randomValue(&random) }
+                for name in fieldNames where writesField(&random) { fields[name] = fieldValue(name, &random) }
+                if operation == .patch && fields.isEmpty { fields[fieldNames[0]] = fieldValue(fieldNames[0], &random) }
             }
             let hlc = HLCTimestamp(physical: epoch + random.next() % 3, logical: UInt16(sequences[origin]))
             let base = random.next() % 2 == 0 ? HLCTimestamp.zero : HLCTimestamp(physical: epoch, logical: 0)
+            // The projection suites' histories draw a collection (the others write the first).
+            let collection =
+                values == .byField ? collections[Int(random.next() % UInt64(collections.count))] : collections[0]
             events.append(
                 Event(
                     id: EventID(origin: origins[origin], sequence: sequences[origin]), hlc: hlc,

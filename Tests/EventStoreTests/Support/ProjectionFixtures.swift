@@ -5,8 +5,9 @@ import Testing
 
 @testable import EventStore
 
-/// Helpers of the projection suites: event builders, seeded histories with English and Korean
-/// text, a declarative statement of the merge rule, and raw views of a store's projections.
+/// Helpers of the projection suites: event builders, random field values with English and Korean
+/// text (for ``CoreFixtures/randomHistory(seed:origins:events:values:collections:items:fieldNames:)``),
+/// a declarative statement of the merge rule, and raw views of a store's projections.
 enum ProjectionFixtures {
     /// A fixed moment, so stamps never depend on the machine's clock.
     static let epoch: UInt64 = 1_800_000_000_000
@@ -51,41 +52,8 @@ enum ProjectionFixtures {
         }
     }
 
+    /// The fields random events write.
     static let fieldNames = ["title", "content", "tags", "done", "rank"]
-
-    /// A random history: `origins` replicas writing `count` events to `items` of `collections`.
-    ///
-    /// Physical times take only a few values, so different origins often share a clock stamp and
-    /// the origin decides; each origin's own stamps strictly increase, as a real clock's do. Event
-    /// bases are either zero (nothing seen) or an earlier stamp, never after the event.
-    static func history(
-        seed: UInt64, origins originCount: Int = 3, events count: Int = 12,
-        collections: [String] = ["notes"], items: [String] = ["x"]
-    ) -> [Event] {
-        var random = SeededGenerator(seed: seed)
-        let origins = (0..<originCount).map { ReplicaID(high: UInt64($0 + 1), low: seed) }
-        var sequences = [UInt64](repeating: 0, count: originCount)
-        var events: [Event] = []
-        for _ in 0..<count {
-            let origin = Int(random.next() % UInt64(originCount))
-            sequences[origin] += 1
-            let roll = random.next() % 10
-            let operation: EventOperation = roll < 3 ? .put : (roll < 8 ? .patch : .delete)
-            var fields: [String: Value] = [:]
-            if operation != .delete {
-                for name in fieldNames where random.next() % 5 < 2 { fields[name] = value(for: name, &random) }
-                if operation == .patch && fields.isEmpty { fields["title"] = value(for: "title", &random) }
-            }
-            let hlc = HLCTimestamp(physical: epoch + random.next() % 3, logical: UInt16(sequences[origin]))
-            let base = random.next() % 2 == 0 ? HLCTimestamp.zero : HLCTimestamp(physical: epoch, logical: 0)
-            events.append(
-                event(
-                    origins[origin], sequences[origin], at: hlc, base: min(base, hlc),
-                    collections[Int(random.next() % UInt64(collections.count))],
-                    items[Int(random.next() % UInt64(items.count))], operation, fields))
-        }
-        return events
-    }
 
     // MARK: The merge rule, stated declaratively
 

@@ -3,6 +3,7 @@ import EventStoreTestSupport
 import EventSync
 import EventSyncService
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// An event id names one event; a replica id belongs to one credential; a store restored from

@@ -3,6 +3,7 @@ import EventStoreTestSupport
 import EventSync
 import EventSyncService
 import Foundation
+import SyncTestSupport
 import Synchronization
 import Testing
 

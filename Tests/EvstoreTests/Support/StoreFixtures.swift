@@ -6,6 +6,15 @@ import Foundation
 /// binary that ingests them).
 func systemMilliseconds() -> UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
 
+/// Runs `body` in a new temporary directory (its name starts with `prefix`), then removes the
+/// directory and every store and file the test left in it.
+@discardableResult
+func withTemporaryDirectory<T>(prefix: String, _ body: (TemporaryDirectory) async throws -> T) async rethrows -> T {
+    let directory = TemporaryDirectory(prefix: prefix)
+    defer { directory.remove() }
+    return try await body(directory)
+}
+
 /// Opens a store with a fixed replica id and, optionally, a manual clock.
 func openStore(_ path: String, replica: ReplicaID? = nil, clock: ManualClock? = nil) throws -> Store {
     var configuration = Store.Configuration()
@@ -23,6 +32,25 @@ func withStore<T>(at path: String, replica: ReplicaID? = nil, clock: ManualClock
     let store = try openStore(path, replica: replica, clock: clock)
     defer { store.close() }
     return try body(store)
+}
+
+/// Opens replica A's store at `pathA` and replica B's at `pathB` (``MixedStore/replicaA`` and
+/// ``MixedStore/replicaB``), each with its own manual clock, both starting now; runs `body` with
+/// them, and closes both stores.
+func withReplicas<T>(
+    _ pathA: String, _ pathB: String,
+    _ body: (_ a: Store, _ clockA: ManualClock, _ b: Store, _ clockB: ManualClock) throws -> T
+) throws -> T {
+    let start = systemMilliseconds()
+    let clockA = ManualClock(start: start)
+    let clockB = ManualClock(start: start)
+    let a = try openStore(pathA, replica: MixedStore.replicaA, clock: clockA)
+    let b = try openStore(pathB, replica: MixedStore.replicaB, clock: clockB)
+    defer {
+        a.close()
+        b.close()
+    }
+    return try body(a, clockA, b, clockB)
 }
 
 /// Every event of a store, in log order.
@@ -119,30 +147,24 @@ struct MixedStore {
     init(in directory: TemporaryDirectory) throws {
         path = directory.appending("replica-a")
         otherPath = directory.appending("replica-b")
-        let start = systemMilliseconds()
-        let clockA = ManualClock(start: start)
-        let clockB = ManualClock(start: start)
-        let storeA = try openStore(path, replica: MixedStore.replicaA, clock: clockA)
-        let storeB = try openStore(otherPath, replica: MixedStore.replicaB, clock: clockB)
-        defer {
-            storeA.close()
-            storeB.close()
+        let logs = try withReplicas(path, otherPath) { storeA, clockA, storeB, clockB in
+            var shared: [Event] = []
+            for change in MixedStore.sharedChanges {
+                clockA.advance(by: 10)
+                shared += try storeA.append([change])
+            }
+            clockB.set(clockA.now)
+            _ = try storeB.ingest(shared)
+            clockA.advance(by: 100)
+            let fromA = try storeA.append([MixedStore.changeOnA])
+            clockB.advance(by: 200)
+            let fromB = try storeB.append([MixedStore.changeOnB])
+            _ = try storeA.ingest(fromB)
+            _ = try storeB.ingest(fromA)
+            return try (a: allEvents(storeA), b: allEvents(storeB))
         }
-        var shared: [Event] = []
-        for change in MixedStore.sharedChanges {
-            clockA.advance(by: 10)
-            shared += try storeA.append([change])
-        }
-        clockB.set(clockA.now)
-        _ = try storeB.ingest(shared)
-        clockA.advance(by: 100)
-        let fromA = try storeA.append([MixedStore.changeOnA])
-        clockB.advance(by: 200)
-        let fromB = try storeB.append([MixedStore.changeOnB])
-        _ = try storeA.ingest(fromB)
-        _ = try storeB.ingest(fromA)
-        events = try allEvents(storeA)
-        otherEvents = try allEvents(storeB)
+        events = logs.a
+        otherEvents = logs.b
     }
 
     /// The version (greatest stamp) of an item in A's log.

@@ -1,20 +1,10 @@
-import Foundation
+import ArgumentParser
 
 /// `evstore-bench`: EventStore against SQLite (GRDB, FTS5) and raw LMDB on one deterministic
-/// workload. See Tools/Benchmarks/README.md.
+/// workload. See Tools/Benchmarks/README.md and ``BenchCommand``.
 @main
 struct EvstoreBench {
     static func main() {
-        do {
-            let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-            if let task = options.child {
-                try ChildRunner.run(options, task: task)
-            } else {
-                try Orchestrator(options: options).run()
-            }
-        } catch {
-            log("evstore-bench: \(error)")
-            exit(1)
-        }
+        BenchCommand.main()
     }
 }

@@ -1,12 +1,7 @@
 import Foundation
 
-/// Command-line options of `evstore-bench`.
-///
-/// ```
-/// evstore-bench [--events N] [--short] [--large] [--scenarios a,b,c] [--format table|jsonl]
-///               [--seed S] [--workdir DIR] [--keep] [--scaling N1,N2,…] [--sync-events N]
-///               [--postgres URL]
-/// ```
+/// What a run of `evstore-bench` does: the command line (``BenchCommand``) with the counts
+/// of its mode (``shorten()`` for `--short`) filled in.
 struct Options: Sendable {
     enum Format: String, Sendable { case table, jsonl }
 
@@ -64,116 +59,20 @@ struct Options: Sendable {
     /// Set in a child process: the one task to run.
     var child: ChildTask?
 
-    static let usage = """
-        usage: evstore-bench [options]
-          --events N          events in the workload (default 200000)
-          --short             CI mode: N = 20000 and smaller counts (finishes in well under a minute)
-          --large             add N = 10,000,000 to the scaling runs
-          --scenarios LIST    comma-separated, from: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))
-          --format FORMAT     table (default) or jsonl
-          --seed S            workload seed (default 42)
-          --workdir DIR       where stores are written (default: a new directory under /tmp)
-          --keep              keep the stores after the run
-          --scaling LIST      event counts for the scaling runs (default 100000,1000000)
-          --sync-events N     events on the server for the first sync (default 1000000; --short: 20000)
-          --postgres URL      also run the sync scenario on the PostgreSQL backend, on this database
-                              (run.sh starts a durable throwaway PostgreSQL and passes its URL)
-          --repeat K          run each task K times and keep the best run (default 1)
-          --group N           events per commit in the single scenario (default 1); e.g. with
-                              --child single --count 32000 --group 31, one thread commits groups
-                              of the size the 32 writers' group commit gathers
-        """
-
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var explicitEvents: Int?
-        var explicitSyncEvents: Int?
-        var iterator = arguments.makeIterator()
-        func value(_ name: String) throws -> String {
-            guard let next = iterator.next() else { throw BenchError("\(name) needs a value\n\(usage)") }
-            return next
-        }
-        func number(_ name: String) throws -> Int {
-            let text = try value(name).replacingOccurrences(of: "_", with: "")
-            guard let number = Int(text), number > 0 else { throw BenchError("\(name): not a positive number") }
-            return number
-        }
-        var task = ChildTask()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--events": explicitEvents = try number(argument)
-            case "--short": options.short = true
-            case "--large": options.large = true
-            case "--keep": options.keep = true
-            case "--seed": options.seed = UInt64(try number(argument))
-            case "--repeat": options.repeats = try number(argument)
-            case "--workdir": options.workdir = try value(argument)
-            case "--format":
-                guard let format = Format(rawValue: try value(argument)) else {
-                    throw BenchError("--format: table or jsonl")
-                }
-                options.format = format
-            case "--scenarios":
-                options.scenarios = try value(argument).split(separator: ",").map { name in
-                    guard let scenario = Scenario(rawValue: String(name)) else {
-                        throw BenchError("unknown scenario \(name)\n\(usage)")
-                    }
-                    return scenario
-                }
-            case "--scaling":
-                options.scalingSizes = try value(argument).split(separator: ",").map {
-                    guard let size = Int($0.replacingOccurrences(of: "_", with: "")), size > 0 else {
-                        throw BenchError("--scaling: not a list of positive numbers")
-                    }
-                    return size
-                }
-            case "--sync-events": explicitSyncEvents = try number(argument)
-            case "--postgres": options.postgres = try value(argument)
-            case "--help", "-h": throw BenchError(usage)
-            // Internal: the parent runs each scenario and engine in a child process.
-            case "--child":
-                guard let scenario = Scenario(rawValue: try value(argument)) else { throw BenchError("bad --child") }
-                task.scenario = scenario
-                options.child = task
-            case "--engine":
-                guard let engine = EngineName(rawValue: try value(argument)) else { throw BenchError("bad --engine") }
-                task.engine = engine
-            case "--mode":
-                guard let mode = Mode(rawValue: try value(argument)) else { throw BenchError("bad --mode") }
-                task.mode = mode
-            case "--count": task.count = try number(argument)
-            case "--group": options.singleGroup = try number(argument)
-            case "--indexes":
-                guard let count = Int(try value(argument)), count >= 0 else { throw BenchError("bad --indexes") }
-                task.indexes = count
-            case "--backend":
-                guard let backend = ServerBackend(rawValue: try value(argument)) else {
-                    throw BenchError("bad --backend")
-                }
-                task.backend = backend
-            case "--remote": options.remotes = try value(argument).split(separator: ",").map(String.init)
-            case "--store": options.remoteStore = try value(argument)
-            default: throw BenchError("unknown option \(argument)\n\(usage)")
-            }
-        }
-        if options.child != nil { options.child = task }
-        if options.short {
-            options.events = 20_000
-            options.singleCommits = 500
-            options.eventsPerWriter = 20
-            options.reads = 20_000
-            options.syncEvents = 20_000
-            options.liveCommits = 300
-            options.liveSeconds = 1
-            options.livePulls = 50
-            options.pushClients = 8
-            options.pushesPerClient = 10
-            options.pullClients = 4
-            options.pullPages = 3
-        }
-        if let explicitEvents { options.events = explicitEvents }
-        if let explicitSyncEvents { options.syncEvents = explicitSyncEvents }
-        return options
+    /// The smaller counts of `--short` (CI mode: the whole run in about a minute).
+    mutating func shorten() {
+        events = 20_000
+        singleCommits = 500
+        eventsPerWriter = 20
+        reads = 20_000
+        syncEvents = 20_000
+        liveCommits = 300
+        liveSeconds = 1
+        livePulls = 50
+        pushClients = 8
+        pushesPerClient = 10
+        pullClients = 4
+        pullPages = 3
     }
 
     /// The event counts of the scaling runs.

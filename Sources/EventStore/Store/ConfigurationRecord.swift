@@ -2,7 +2,8 @@
 ///
 /// Every store keeps one record in its `meta` database (key `store.configuration`): the search
 /// configuration (fields, weights, tag field), the version of the tokenizer that indexed it, the
-/// custom projections it maintains, its declared indexes and its collection schemas. A new store records the configuration it is created with;
+/// custom projections it maintains, its declared indexes and its collection schemas. A new store
+/// records the configuration it is created with;
 /// a store made by a version without records gets one on its first writable open.
 ///
 /// The record is what makes the store self-describing: tools open a store with
@@ -50,6 +51,17 @@ public struct ConfigurationRecord: Sendable, Hashable {
             search: configuration.search, tokenizerVersion: Tokenizer.version,
             projections: configuration.projections.map { ProjectionRecord($0) }, indexes: configuration.indexes,
             schemas: configuration.schemas.map(SchemaRecord.init))
+    }
+
+    /// Whether a store opened with `held` serves an open that declares this record: the same
+    /// search configuration, indexes and schemas, and only projections it runs (at the same
+    /// version). Another open of a path already open in the process gets its instance only then.
+    func isMet(by held: ConfigurationRecord) -> Bool {
+        search == held.search && tokenizerVersion == held.tokenizerVersion && indexes == held.indexes
+            && schemas == held.schemas
+            && projections.allSatisfy { wanted in
+                held.projections.contains { $0.name == wanted.name && $0.version == wanted.version }
+            }
     }
 
     /// The recorded projection named `name`.

@@ -26,6 +26,9 @@ public final class Store: @unchecked Sendable {
     public let configuration: Configuration
     /// The rebuild this open started in the background (finished when none).
     private let openRebuild: BackgroundRebuild
+    /// What the open that made this instance declared (search, indexes, schemas, projections):
+    /// another open of the path in this process must declare the same.
+    private let declared: ConfigurationRecord
     /// The replica id this store writes new events under: created with the store, and
     /// replaced only when the store finds that it reused ids it had already published (a
     /// restored backup, a copy on a second device — see ``restamp(from:)``).
@@ -50,7 +53,11 @@ public final class Store: @unchecked Sendable {
     /// - Parameters:
     ///   - path: The store's directory.
     ///   - configuration: Limits, durability, search fields and projections.
-    /// - Returns: The open store (the existing instance when this process already opened `path`).
+    /// - Returns: The open store (the existing instance when this process already opened `path`;
+    ///   a writable open must then declare the same search fields, indexes and schemas as the
+    ///   open that made it, and no projection it does not run, or it throws
+    ///   ``EventStoreError/Code/configurationMismatch``: close the store to reopen it otherwise.
+    ///   A read-only open and one with ``SearchChange/useStored`` take the instance as it is).
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
     ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
@@ -69,6 +76,15 @@ public final class Store: @unchecked Sendable {
                 if existing.configuration.readOnly && !configuration.readOnly {
                     throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
                 }
+                if !configuration.readOnly, configuration.searchChange != .useStored,
+                    !ConfigurationRecord(configuration: try configuration.foldingSchemas()).isMet(by: existing.declared)
+                {
+                    throw EventStoreError(
+                        .configurationMismatch,
+                        "\(path) is already open in this process with another configuration (search fields, indexes, "
+                            + "schemas, or a projection it does not run): close that store before opening it with this one"
+                    )
+                }
                 return existing
             }
             let store = try Store(environment: environment, configuration: configuration)
@@ -79,6 +95,7 @@ public final class Store: @unchecked Sendable {
 
     private init(environment: Environment, configuration declared: Configuration) throws {
         let configuration = try declared.foldingSchemas()
+        self.declared = ConfigurationRecord(configuration: configuration)
         self.environment = environment
         self.path = environment.path
         self.logger = configuration.logger

@@ -127,6 +127,37 @@ struct SearchChangeTests {
         #expect(try Self.ids(store, "milk") == ["t1"])
     }
 
+    @Test func reopeningAnOpenStoreWithAnotherConfigurationIsAnErrorNotTheOldInstance() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try Self.open(directory.path, Self.custom())
+        defer { store.close() }
+        // The same declaration, fields in another order: the same instance.
+        var reordered = Self.custom()
+        reordered.search.collections["tasks"]?.reverse()
+        #expect(try Self.open(directory.path, reordered) === store)
+        // Other fields, even with a declared reindex, or another index: refused while it is open.
+        for other in [F.configuration(), Self.custom(.reindex).withIndex()] {
+            let error = Self.code { _ = try Self.open(directory.path, other) }
+            #expect(error?.code == .configurationMismatch, "\(String(describing: error))")
+            #expect(error?.message.contains("already open in this process") == true)
+        }
+        // Read-only opens and tools that use the stored configuration take the instance as it is.
+        var readOnly = F.configuration()
+        readOnly.readOnly = true
+        #expect(try Self.open(directory.path, readOnly) === store)
+        #expect(try Self.open(directory.path, Self.custom(.useStored)) === store)
+        // An open that registers a projection the instance does not run would see it go stale.
+        var withProjection = Self.custom()
+        withProjection.projections = [NotesPerTag()]
+        #expect(Self.code { _ = try Self.open(directory.path, withProjection) }?.code == .configurationMismatch)
+        // Once closed, another configuration opens (and is checked against the record as usual).
+        store.close()
+        let reopened = try Self.open(directory.path, Self.custom(.reindex).withIndex())
+        defer { reopened.close() }
+        #expect(reopened !== store)
+    }
+
     @Test func aDeclaredReindexRecordsAndRebuildsWithTheNewFields() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -255,5 +286,14 @@ struct SearchChangeTests {
         defer { store.close() }
         #expect(try CustomProjectionTests.stored(store) == (try back.expected(store)))
         #expect(try CustomProjectionTests.stored(store)["home"] == 1)
+    }
+}
+
+extension Store.Configuration {
+    /// The configuration with an index on `tasks.title` declared.
+    fileprivate func withIndex() -> Store.Configuration {
+        var configuration = self
+        configuration.indexes.append(IndexDefinition("tasks", fields: ["title"]))
+        return configuration
     }
 }

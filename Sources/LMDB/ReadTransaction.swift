@@ -63,12 +63,17 @@ public class ReadTransaction {
         on database: Database,
         _ body: (Cursor) throws(E) -> T
     ) throws -> T {
+        let wrapper = Cursor(cursor: try openCursor(on: database), environment: environment)
+        defer { wrapper.close() }
+        return try body(wrapper)
+    }
+
+    /// A new cursor over `database`, for a ``Cursor`` to own and close.
+    func openCursor(on database: Database) throws -> OpaquePointer {
         var cursor: OpaquePointer?
         try lmdbCheck(mdbCursorOpen(environment.injector, txn, database.handle, &cursor))
         guard let cursor else { throw LMDBError.badTransaction }
-        let wrapper = Cursor(cursor: cursor, environment: environment)
-        defer { wrapper.close() }
-        return try body(wrapper)
+        return cursor
     }
 
     /// Calls `body` for each entry of `database` whose key is at least `start`, in key order,

@@ -126,10 +126,7 @@ public final class WriteTransaction: ReadTransaction {
         on database: Database,
         _ body: (WriteCursor) throws(E) -> T
     ) throws -> T {
-        var cursor: OpaquePointer?
-        try lmdbCheck(mdbCursorOpen(environment.injector, txn, database.handle, &cursor))
-        guard let cursor else { throw LMDBError.badTransaction }
-        let wrapper = WriteCursor(cursor: cursor, environment: environment, transaction: self)
+        let wrapper = WriteCursor(cursor: try openCursor(on: database), environment: environment, transaction: self)
         defer { wrapper.close() }
         return try body(wrapper)
     }

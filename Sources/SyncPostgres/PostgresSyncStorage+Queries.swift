@@ -23,7 +23,8 @@ extension PostgresSyncStorage {
             if let mark { markDigest = mark == 0 ? .empty : mark > head ? nil : digestAtMark }
         }
 
-        /// Whether `check` proves the log was rewound (see ``EventSyncService/SyncLedgerReading/continuityBroken(_:)``).
+        /// Whether `check` proves the log was rewound (see
+        /// ``EventSyncService/SyncLedgerReading/continuityBroken(_:)``).
         func continuityBroken(_ check: ContinuityCheck?) -> Bool {
             check?.provesRewound(epoch: epoch, digestAtMark: markDigest) ?? false
         }

@@ -14,7 +14,8 @@ extension Store {
     /// Log: seqs are dense from 1, every event decodes, every event id maps to its seq.
     /// Projections: rebuilt into a scratch environment and compared entry by entry with the
     /// live ones; the search index per item (its document's length) and per term (its live
-    /// postings by item, frequency and length), since segments depend on how commits were grouped. Everything is read from one snapshot, so it runs alongside writers without
+    /// postings by item, frequency and length), since segments depend on how commits were grouped.
+    /// Everything is read from one snapshot, so it runs alongside writers without
     /// false reports (the snapshot's pages stay allocated until it finishes). A log that fails
     /// its checks is not replayed: the report names its problems instead.
     ///

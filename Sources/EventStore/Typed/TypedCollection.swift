@@ -156,7 +156,8 @@ enum ModelCoding {
         }
     }
 
-    /// The model an item decodes to, with `defaults` for the fields it lacks. Its `id` is the item id: as a string (`String`, `UUID`…),
+    /// The model an item decodes to, with `defaults` for the fields it lacks. Its `id` is the item
+    /// id: as a string (`String`, `UUID`…),
     /// or, when the model wants a number there, as that number.
     static func model<Model: Decodable>(_ item: Item, defaults: [String: Value] = [:]) throws -> Model {
         var item = item

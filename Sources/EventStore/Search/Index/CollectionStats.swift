@@ -1,7 +1,8 @@
 import LMDB
 
 /// Per-collection totals of the live documents, for BM25 (in the generation's `state`, key
-/// `search.stats.` and the collection): the number of documents and the sum of their weighted lengths, 8 bytes each, big-endian.
+/// `search.stats.` and the collection): the number of documents and the sum of their weighted
+/// lengths, 8 bytes each, big-endian.
 /// Exact at every commit: a document that dies is subtracted in the same transaction.
 struct CollectionStats: Equatable {
     var documents: UInt64 = 0

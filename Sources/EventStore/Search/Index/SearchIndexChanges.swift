@@ -23,7 +23,8 @@ struct SearchIndexChanges {
         var alive: Bool
     }
 
-    /// The terms of the transaction's new documents (see ``SearchIndexWriter/document(collection:state:terms:positions:)``).
+    /// The terms of the transaction's new documents (see
+    /// ``SearchIndexWriter/document(collection:state:terms:positions:)``).
     var terms = TermTable()
     /// The positions of the transaction's new documents' terms.
     var positions = PositionCollector()

@@ -5,9 +5,10 @@ import LMDB
 /// order). Used by merges, verification and term listings.
 ///
 /// Each segment is read ahead in batches (``batchEntries`` terms or ``batchBytes`` of lists,
-/// with one cursor seek per batch; a ``SegmentEntry`` block gives several terms), copied out of the map into one buffer per batch, so the
-/// walk stays valid while the same transaction writes to `search_segments` (a merge writing
-/// its output and deleting the terms it moved from its inputs): a batch is read after the
+/// with one cursor seek per batch; a ``SegmentEntry`` block gives several terms), copied out of
+/// the map into one buffer per batch, so the walk stays valid while the same transaction writes
+/// to `search_segments` (a merge writing its output and deleting the terms it moved from its
+/// inputs): a batch is read after the
 /// terms before it, never the ones it already returned. The lists it yields are slices of that
 /// buffer: a step allocates the term and the list of lists, not a copy per list.
 struct TermWalk {

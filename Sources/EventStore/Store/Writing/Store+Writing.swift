@@ -25,22 +25,25 @@ extension Store {
 
     func write<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) async throws -> T {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let result = Mutex<T?>(nil)
         return try await withCheckedThrowingContinuation { continuation in
-            writer.submit(
-                Writer.Request(
-                    eventCount: eventCount,
-                    body: { storeWriter in
-                        let value = try body(storeWriter)
-                        result.withLock { $0 = value }
-                    },
-                    complete: { outcome in
-                        switch outcome {
-                        case .success: continuation.resume(returning: result.withLock { $0! })
-                        case .failure(let error): continuation.resume(throwing: error)
-                        }
-                    }))
+            writer.submit(Store.request(eventCount: eventCount, body) { continuation.resume(with: $0) })
         }
+    }
+
+    /// A request that runs `body` in a write transaction and hands `complete` what it returned
+    /// once the transaction committed (or the error that failed it).
+    private static func request<T: Sendable>(
+        eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T,
+        complete: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> Writer.Request {
+        let result = Mutex<T?>(nil)
+        return Writer.Request(
+            eventCount: eventCount,
+            body: { storeWriter in
+                let value = try body(storeWriter)
+                result.withLock { $0 = value }
+            },
+            complete: { outcome in complete(outcome.map { result.withLock { $0! } }) })
     }
 
     /// Runs `body` on the writer thread alone (no write transaction is open, later writes wait),
@@ -63,23 +66,15 @@ extension Store {
     func writeBlocking<T: Sendable>(eventCount: Int, _ body: @escaping @Sendable (StoreWriter) throws -> T) throws -> T
     {
         guard let writer else { throw EventStoreError(.readOnly, "the store is open read-only") }
-        let result = Mutex<T?>(nil)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
         writer.submit(
-            Writer.Request(
-                eventCount: eventCount,
-                body: { storeWriter in
-                    let value = try body(storeWriter)
-                    result.withLock { $0 = value }
-                },
-                complete: { outcome in
-                    if case .failure(let error) = outcome { failure.withLock { $0 = error } }
-                    done.signal()
-                }))
+            Store.request(eventCount: eventCount, body) { result in
+                outcome.withLock { $0 = result }
+                done.signal()
+            })
         done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
-        return result.withLock { $0! }
+        return try outcome.withLock { $0! }.get()
     }
 
     /// Appends local changes as one atomic batch and returns their events once durable.

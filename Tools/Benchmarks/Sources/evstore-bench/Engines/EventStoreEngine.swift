@@ -215,11 +215,8 @@ struct EventStoreEngine: BenchEngine {
                 }
             }
         }
-        return ChildResult(
-            figures: [
-                "reads.point": watch.rate(ids.count), "reads.batch": batchWatch.rate(ids.count),
-                "reads.scan": scanWatch.rate(scanned), "reads.found": Double(found / 2),
-            ])
+        return .reads(
+            point: watch, batch: batchWatch, ids: ids.count, scan: scanWatch, scanned: scanned, found: found)
     }
 
     func rebuild() throws -> ChildResult {

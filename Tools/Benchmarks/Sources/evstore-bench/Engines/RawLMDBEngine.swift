@@ -185,11 +185,8 @@ struct RawLMDBEngine: BenchEngine {
                 }
             }
         }
-        return ChildResult(
-            figures: [
-                "reads.point": watch.rate(ids.count), "reads.batch": batchWatch.rate(ids.count),
-                "reads.scan": scanWatch.rate(scanned), "reads.found": Double(found / 2),
-            ])
+        return .reads(
+            point: watch, batch: batchWatch, ids: ids.count, scan: scanWatch, scanned: scanned, found: found)
     }
 
     /// Rebuilds the items from the log like EventStore does: chunks of 20,000 events per

@@ -338,11 +338,8 @@ struct SQLiteEngine: BenchEngine {
             }
         }
         try pool.close()
-        return ChildResult(
-            figures: [
-                "reads.point": watch.rate(ids.count), "reads.batch": batchWatch.rate(ids.count),
-                "reads.scan": scanWatch.rate(scanned), "reads.found": Double(found / 2),
-            ])
+        return .reads(
+            point: watch, batch: batchWatch, ids: ids.count, scan: scanWatch, scanned: scanned, found: found)
     }
 
     /// Replays the log into an empty items table with the index triggers dropped, then builds

@@ -4,6 +4,18 @@ import Foundation
 struct ChildResult: Codable, Sendable {
     var figures: [String: Double] = [:]
     var notes: [String: String] = [:]
+
+    /// The figures of the `reads` scenario: `ids` point reads one by one (`point`) and in one
+    /// transaction (`batch`), a scan of `scanned` events, and the items found (each id is read
+    /// in both passes).
+    static func reads(point: Stopwatch, batch: Stopwatch, ids: Int, scan: Stopwatch, scanned: Int, found: Int)
+        -> ChildResult
+    {
+        ChildResult(figures: [
+            "reads.point": point.rate(ids), "reads.batch": batch.rate(ids), "reads.scan": scan.rate(scanned),
+            "reads.found": Double(found / 2),
+        ])
+    }
 }
 
 /// The inputs of one child task: the workload and where the stores live.

@@ -105,7 +105,8 @@ struct SyncLoad: Sendable {
         HTTPTransport(baseURL: baseURL, token: SyncBenchmark.token, storeName: storeName, httpClient: httpClient)
     }
 
-    /// The pushes of one client (``Options/pushesPerClient`` and the first, untimed one): its own replica id, events numbered from 1, stamped now, with
+    /// The pushes of one client (``Options/pushesPerClient`` and the first, untimed one): its own
+    /// replica id, events numbered from 1, stamped now, with
     /// the changes of a workload of its own.
     private func plan(client: Int) -> [PushRequest] {
         let replica = ReplicaID.random()

@@ -32,25 +32,22 @@ struct ByteReader {
     }
 
     @inline(__always)
-    mutating func readUInt64() throws -> UInt64 {
-        guard remaining >= 8 else { throw ByteReader.corrupt("integer") }
-        var value: UInt64 = 0
-        withUnsafeMutableBytes(of: &value) {
-            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 8]))
-        }
-        offset += 8
-        return UInt64(bigEndian: value)
-    }
+    mutating func readUInt64() throws -> UInt64 { try readBigEndian() }
 
     @inline(__always)
-    mutating func readUInt32() throws -> UInt32 {
-        guard remaining >= 4 else { throw ByteReader.corrupt("integer") }
-        var value: UInt32 = 0
+    mutating func readUInt32() throws -> UInt32 { try readBigEndian() }
+
+    /// A big-endian integer of `T`'s width.
+    @inline(__always)
+    mutating func readBigEndian<T: FixedWidthInteger>() throws -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw ByteReader.corrupt("integer") }
+        var value = T.zero
         withUnsafeMutableBytes(of: &value) {
-            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 4]))
+            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + size]))
         }
-        offset += 4
-        return UInt32(bigEndian: value)
+        offset += size
+        return T(bigEndian: value)
     }
 
     @inline(__always)

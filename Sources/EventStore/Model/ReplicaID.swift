@@ -22,26 +22,10 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Parses 32 hex digits (either case); anything else, signs included, is refused.
     public init?(hex: String) {
-        var halves: (high: UInt64, low: UInt64) = (0, 0)
-        var count = 0
-        for byte in hex.utf8 {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            guard count < 32 else { return nil }
-            if count < 16 {
-                halves.high = halves.high << 4 | UInt64(digit)
-            } else {
-                halves.low = halves.low << 4 | UInt64(digit)
-            }
-            count += 1
-        }
-        guard count == 32 else { return nil }
-        self.init(high: halves.high, low: halves.low)
+        let bytes = hex.utf8
+        guard bytes.count == 32, let high = hex64(parsing: bytes.prefix(16)), let low = hex64(parsing: bytes.suffix(16))
+        else { return nil }
+        self.init(high: high, low: low)
     }
 
     /// 32 lowercase hex digits.

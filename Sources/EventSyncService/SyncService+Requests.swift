@@ -152,7 +152,8 @@ extension SyncService {
         }
         return PageRequest(
             after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: check,
-            wait: min(wait, configuration.pullWaitLimit), keepsEvents: keepEvents)
+            wait: liveWaits.areEnded ? .zero : min(wait, configuration.pullWaitLimit), liveWaits: liveWaits,
+            keepsEvents: keepEvents)
     }
 
     /// Checks every event of a push (names, fields, size), encoding each once.

@@ -59,6 +59,8 @@ public final class SyncService: Sendable {
     public let configuration: Configuration
     /// Where the stores are.
     let storage: any SyncStorage
+    /// The live pulls' waits, which ``endLiveWaits()`` ends.
+    let liveWaits = LiveWaits()
 
     /// The longest a live pull waits (``EventSync/SyncLimits/maxPullWait``).
     public static var maxPullWait: Duration { SyncLimits.maxPullWait }
@@ -114,9 +116,18 @@ public final class SyncService: Sendable {
         do { return try await storage.storeNames() } catch { throw SyncService.syncError(error) }
     }
 
+    /// Answers every live pull now: each one waiting answers at once with what its store holds,
+    /// and later pulls do not wait. The first step of a graceful shutdown (`SyncServer` takes it
+    /// when its service group shuts down gracefully), so that no client's pull holds the server
+    /// up to ``maxPullWait``. It cannot be undone.
+    public func endLiveWaits() {
+        liveWaits.end()
+    }
+
     /// Closes what the service opened (pending writes finish first). Later requests fail with
     /// ``EventSync/SyncError/Code/unavailable``.
     public func close() {
+        liveWaits.end()
         storage.close()
     }
 

@@ -189,14 +189,14 @@ final class PostgresSyncStorage: SyncStorage {
                 // Each round reads the head once, after noting the signal generation, so that a
                 // push committed between the read and the wait is never missed.
                 let deadline = ContinuousClock.now + request.wait
-                while !Task.isCancelled, !closed.load(ordering: .acquiring) {
+                while !Task.isCancelled, !closed.load(ordering: .acquiring), !request.liveWaits.areEnded {
                     let now = ContinuousClock.now
                     guard now < deadline else { break }
                     var slice = deadline - now
                     if !signals.isListening { slice = min(slice, PostgresSyncStorage.pollInterval) }
                     let seen = signals.generation(of: name)
                     guard try await storeState(name, logger: logger).head <= request.after else { break }
-                    await signals.wait(for: name, after: seen, upTo: slice)
+                    await signals.wait(for: name, after: seen, upTo: slice, liveWaits: request.liveWaits)
                 }
             }
             return try await readPage(name, request, logger: logger)

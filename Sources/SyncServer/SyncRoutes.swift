@@ -5,7 +5,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 
 /// The HTTP routes of protocol v1; each one authorizes, then hands over to ``SyncService``.
 struct SyncRoutes: Sendable {
@@ -74,14 +73,12 @@ struct SyncRoutes: Sendable {
                     }
                     wait = .seconds(seconds)
                 }
-                // A graceful shutdown ends the wait: the page then holds what the store has.
-                let pull = { @Sendable [wait, limit, after] in
-                    try await service.pullJSON(
-                        store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
-                }
+                // A graceful shutdown ends the wait (SyncService.endLiveWaits): the page then
+                // holds what the store has.
                 return SyncRoutes.json(
                     try await measuredPull(store, after: after, live: wait > .zero) {
-                        wait > .zero ? try await cancelWhenGracefulShutdown(pull) : try await pull()
+                        try await service.pullJSON(
+                            store, after: after, limit: limit, check: check, wait: wait, logger: context.logger)
                     })
             }
         }

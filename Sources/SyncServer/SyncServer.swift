@@ -7,6 +7,7 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// The sync server: protocol v1 over HTTP (Hummingbird 2), one ``EventStore/Store`` per store
 /// name under a data directory.
@@ -129,22 +130,13 @@ public final class SyncServer: Service, Sendable {
     }
 
     /// Runs the server until a graceful shutdown (from the enclosing `ServiceGroup`) or
-    /// cancellation, then closes the stores.
+    /// cancellation, then closes the stores. A graceful shutdown first answers the live pulls
+    /// that wait (``EventSyncService/SyncService/endLiveWaits()``), then stops accepting
+    /// connections and lets the requests in flight finish.
     ///
     /// - Throws: ``EventSync/SyncError`` when the data directory cannot be used; the network's
     ///   error when the address cannot be bound.
     public func run() async throws {
-        try await serve { app in try await app.run() }
-    }
-
-    /// Runs the server until SIGINT or SIGTERM, then shuts it down gracefully.
-    public func runService() async throws {
-        try await serve { app in try await app.runService() }
-    }
-
-    private func serve(
-        _ body: (Application<RouterResponder<SyncRequestContext>>) async throws -> Void
-    ) async throws {
         let service: SyncService
         let server: HTTPServerBuilder
         do {
@@ -179,13 +171,28 @@ public final class SyncServer: Service, Sendable {
             },
             logger: logger)
         do {
-            try await body(app)
+            // The handler runs in this task's service group, so it does not depend on the task
+            // locals reaching the request handlers through Hummingbird's own group.
+            try await withGracefulShutdownHandler {
+                try await app.run()
+            } onGracefulShutdown: {
+                service.endLiveWaits()
+            }
         } catch {
             finish(error)
             throw error
         }
         logger.notice("sync server stopped")
         finish(SyncError(.unavailable, "the server stopped"))
+    }
+
+    /// Runs the server until SIGINT or SIGTERM, then shuts it down gracefully (``run()`` in a
+    /// service group of its own).
+    public func runService() async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [self], gracefulShutdownSignals: [.sigterm, .sigint], logger: configuration.logger))
+        try await group.run()
     }
 
     /// Waits until the server listens, and returns its port.

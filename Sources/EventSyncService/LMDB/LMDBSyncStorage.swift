@@ -199,7 +199,7 @@ final class LMDBSyncStorage: SyncStorage {
         let served = try await served(name, create: false)
         try await verifyContinuity(request.check, of: served, name: name, logger: logger)
         if request.wait > .zero {
-            await LMDBSyncStorage.waitForEvents(in: served.store, after: request.after, upTo: request.wait)
+            await LMDBSyncStorage.waitForEvents(in: served.store, for: request)
         }
         let chained = served.chained
         return try served.store.read { reader in

@@ -60,6 +60,8 @@ package struct PageRequest: Sendable {
     package var check: ContinuityCheck?
     /// How long to wait for an event after `after` when there is none (zero: answer at once).
     package var wait: Duration
+    /// What ends the wait early: the service's graceful shutdown.
+    package var liveWaits: LiveWaits
     /// Whether the page keeps the decoded events (``SyncService/pull(store:after:limit:check:wait:)``)
     /// or only their JSON (the HTTP answer).
     package var keepsEvents: Bool

@@ -3,6 +3,7 @@ import EventStoreTestSupport
 import EventSync
 import EventSyncService
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// Live pulls in the service: waits bounded by their duration, answered by a commit.
@@ -65,6 +66,42 @@ struct ServiceLivePullTests {
                 == .milliseconds(50))
         let page = try await service.pull(store: "notes", after: 1, wait: .seconds(25))
         #expect(page.events.isEmpty && page.head == 1)
+    }
+
+    /// A graceful shutdown's first step: the pulls waiting answer at once with what the store
+    /// holds, and later pulls do not wait, on either backend (on PostgreSQL the page is still
+    /// read: the wait ends, the request is not cancelled).
+    @Test(arguments: TestBackend.all) func endingLiveWaitsAnswersEveryPullAtOnce(backend: TestBackend) async throws {
+        let directory = TemporaryDirectory(prefix: "live-pull-end")
+        defer { directory.remove() }
+        let service = try SyncService(
+            configuration: .init(backend: try await backend.make(dataDirectory: directory.appending("data"))))
+        defer { service.close() }
+        let store = try Store.open(at: directory.appending("client"))
+        defer { store.close() }
+        try await appendNotes(store, count: 2)
+        try await Synchronizer(store: store, transport: InProcessTransport(service: service, storeName: "notes")).sync()
+
+        let (elapsed, lateness) = try await measuringTimerLateness {
+            let waiting = (0..<3).map { _ in
+                Task { try await service.pull(store: "notes", after: 2, wait: .seconds(25)) }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            service.endLiveWaits()
+            for pull in waiting {
+                let page = try await pull.value
+                #expect(page.events.isEmpty && page.head == 2)
+            }
+            let later = try await service.pull(store: "notes", after: 2, wait: .seconds(25))
+            #expect(later.events.isEmpty && later.head == 2)
+            // What is there is still served, with or without a wait.
+            let full = try await service.pull(store: "notes", after: 0, wait: .seconds(25))
+            #expect(full.events.map(\.item) == ["n0", "n1"])
+        }
+        // Without the end, each pull would sit out its 25 s.
+        #expect(elapsed < .seconds(20) + lateness, "took \(elapsed), timers ran \(lateness) late")
+        let request = try service.pageRequest(after: 2, limit: nil, check: nil, wait: .seconds(25), keepEvents: true)
+        #expect(request.wait == .zero)
     }
 
     @Test(.timeLimit(.minutes(5))) func automaticSyncLearnsOfOtherReplicasThroughTheLivePull() async throws {

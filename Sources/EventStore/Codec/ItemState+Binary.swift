@@ -251,4 +251,9 @@ struct ItemValues {
         guard reader.remaining == 0 || reader.remaining >= 4 else { throw ByteReader.corrupt("item (trailing bytes)") }
         exists = count > 0 || (flags & 2 != 0 && flags & 4 == 0)
     }
+
+    /// The item these values show, or `nil` when it does not exist.
+    func item(collection: String, id: String) -> Item? {
+        exists ? Item(collection: collection, id: id, fields: fields, version: version) : nil
+    }
 }

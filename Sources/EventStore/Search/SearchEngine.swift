@@ -119,9 +119,16 @@ struct SearchEngine {
             }
             highlighter = Highlighter(tokenizer: tokenizer, terms: terms, options: options)
         }
+        let items = databases.items
         let results = try page.compactMap { entry -> SearchResult? in
-            let (collection, id) = try entry.key.withUnsafeBytes { try Keys.splitItem($0) }
-            guard let item = try reader.item(collection, id) else { return nil }
+            guard
+                let item = try entry.key.withUnsafeBytes({ key -> Item? in
+                    let (collection, id) = try Keys.splitItem(key)
+                    return try reader.tx.value(forKey: key, in: items).flatMap {
+                        try ItemValues(decodingRecord: $0).item(collection: collection, id: id)
+                    }
+                })
+            else { return nil }
             var result = SearchResult(item: item, score: entry.hit.score, typos: entry.hit.typos)
             if let highlighter { result.highlights = highlights(of: item, with: highlighter) }
             return result

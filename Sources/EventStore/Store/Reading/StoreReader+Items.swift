@@ -3,7 +3,7 @@ import LMDB
 extension StoreReader {
     /// The item, or `nil` when it does not exist (never written, or deleted).
     public func item(_ collection: String, _ id: String) throws -> Item? {
-        try itemState(collection, id).flatMap { $0.exists ? $0.item(collection: collection, id: id) : nil }
+        try itemValues(collection, id)?.item(collection: collection, id: id)
     }
 
     /// The merged state of an item, deleted or not.

@@ -43,6 +43,9 @@ struct SearchIndexWriter {
         let fields = configuration.fields(for: collection)
         guard !fields.isEmpty else { return nil }
         var document = Document()
+        // Room for a typical document's distinct terms at once, rather than growing the array
+        // through every power of two.
+        document.terms.reserveCapacity(64)
         table.beginDocument()
         var counter = PositionCounter()
         for field in fields {

@@ -39,7 +39,7 @@ struct Schema: Sendable {
 }
 
 /// The databases of one projection generation.
-struct ProjectionDatabases: Sendable {
+final class ProjectionDatabases: Sendable {
     /// Per item: its record (``ItemRecord``: merged state, newest seqs, search doc id), followed
     /// by the chunks of its older history (``ItemHistory``), for replay and explain.
     let items: Database

@@ -214,8 +214,7 @@ struct QueryExecutor {
 
     /// The row of an item when it exists and passes the residual filter.
     private func row(id: String, values: ItemValues) -> Row? {
-        guard matches(values) else { return nil }
-        let item = Item(collection: query.collection, id: id, fields: values.fields, version: values.version)
+        guard matches(values), let item = values.item(collection: query.collection, id: id) else { return nil }
         return Row(item: item, values: plan.order.map { values.fields[$0.field] })
     }
 

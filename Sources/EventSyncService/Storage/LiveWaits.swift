@@ -22,19 +22,14 @@ package final class LiveWaits: Sendable {
         }
     }
 
-    /// Returns once the waits are ended (at once when they already are), or when the task is
-    /// cancelled.
-    package func untilEnded() async {
-        await lot.park(under: 0) { $0 }
-    }
-
     /// Waits for `wait` to return, at most `timeout`, and no longer than until the waits end or
     /// the task is cancelled.
     package func wait(upTo timeout: Duration, for wait: @escaping @Sendable () async -> Void) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await wait() }
             group.addTask { try? await Task.sleep(for: timeout) }
-            group.addTask { await self.untilEnded() }
+            // Returns once the waits are ended (at once when they already are).
+            group.addTask { await self.lot.park(under: 0) { $0 } }
             await group.next()
             group.cancelAll()
         }

@@ -6,13 +6,6 @@ extension StoreReader {
         try itemValues(collection, id)?.item(collection: collection, id: id)
     }
 
-    /// The merged state of an item, deleted or not.
-    func itemState(_ collection: String, _ id: String) throws -> ItemState? {
-        try Keys.item(collection, id).withUnsafeBytes { key in
-            try tx.value(forKey: key, in: try projection.items).map { try ItemRecord(decoding: $0).state }
-        }
-    }
-
     /// The values of an item, deleted or not, decoded without what only merging needs.
     func itemValues(_ collection: String, _ id: String) throws -> ItemValues? {
         try itemValues(prefix: Keys.collectionPrefix(collection), id)

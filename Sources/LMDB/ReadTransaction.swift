@@ -68,6 +68,28 @@ public class ReadTransaction {
         return try body(wrapper)
     }
 
+    /// Runs `body` with `count` cursors over `database`, each positioned on its own (to walk
+    /// several ranges side by side, as a merge of sorted runs does); they close when `body`
+    /// returns.
+    ///
+    /// ```swift
+    /// try tx.withCursors(on: db, count: 2) { cursors in
+    ///     let left = try cursors[0].seek(atLeast: [1]), right = try cursors[1].seek(atLeast: [2])
+    /// }
+    /// ```
+    public func withCursors<T, E: Error>(
+        on database: Database, count: Int,
+        _ body: ([Cursor]) throws(E) -> T
+    ) throws -> T {
+        var cursors: [Cursor] = []
+        cursors.reserveCapacity(count)
+        defer { for cursor in cursors { cursor.close() } }
+        for _ in 0..<count {
+            cursors.append(Cursor(cursor: try openCursor(on: database), environment: environment))
+        }
+        return try body(cursors)
+    }
+
     /// A new cursor over `database`, for a ``Cursor`` to own and close.
     func openCursor(on database: Database) throws -> OpaquePointer {
         var cursor: OpaquePointer?

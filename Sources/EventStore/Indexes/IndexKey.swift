@@ -20,7 +20,7 @@
 /// double), offset by 0x8000. `1` and `1.0` encode alike: numbers compare by value.
 ///
 /// Components are prefix-free, so a component followed by anything sorts by the component
-/// first. Keys are at most 511 bytes (LMDB's limit): each component may use
+/// first. Keys are at most 507 bytes (LMDB's limit less the run prefix): each component may use
 /// ``componentCapacity(fieldCount:)`` bytes; a longer string, array or object keeps the longest
 /// prefix that fits and ends with `00 02`. Every value extending that prefix is truncated the
 /// same way, so a truncated group sits exactly where its values belong among the other entries;
@@ -36,8 +36,8 @@ enum IndexKey {
     static let array: UInt8 = 0x07
     static let object: UInt8 = 0x08
 
-    /// LMDB's largest key.
-    static let maxKeyBytes = 511
+    /// LMDB's largest key (511 bytes) less the run prefix an entry is stored under (``IndexRuns``).
+    static let maxKeyBytes = 511 - 4
     /// Bytes before the components: the index id.
     static let prefixBytes = 4
 

@@ -12,14 +12,14 @@ extension ProjectionWriter {
         guard defersSearch, let indexes else { return }
         // The indexes are built from the stored items.
         try stopHoldingRecords(in: environment)
-        for collection in indexes.byCollection.keys.sorted(by: utf8Less) {
-            let definitions = indexes.byCollection[collection] ?? []
+        for collection in indexes.definitions.keys.sorted(by: utf8Less) {
+            let definitions = indexes.definitions[collection] ?? []
             var after: [UInt8]?
             repeat {
                 after = try environment.write { tx in
                     try IndexWriter.build(
                         definitions, of: collection, after: after, limit: ProjectionWriter.indexBatch,
-                        from: databases.items, into: indexes.database, tx: tx)
+                        databases: databases, tx: tx)
                 }
             } while after != nil
         }

@@ -30,14 +30,14 @@ extension StoreBootstrap {
             effective = recorded
         }
         _ = try IndexDefinition.validated(effective)
-        guard !rebuilds, let database = databases.indexes else { return effective }
+        guard !rebuilds, databases.indexes != nil else { return effective }
         let effectiveSet = Set(effective)
         for index in recorded where !effectiveSet.contains(index) {
-            try IndexWriter.drop(index, from: database, tx: tx)
+            try IndexWriter.drop(index, databases: databases, tx: tx)
         }
         let added = effective.filter { !recordedSet.contains($0) }
         if !added.isEmpty {
-            try IndexWriter.build(added, from: databases.items, into: database, tx: tx)
+            try IndexWriter.build(added, databases: databases, tx: tx)
         }
         return effective
     }

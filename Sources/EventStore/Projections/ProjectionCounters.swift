@@ -1,7 +1,7 @@
 import LMDB
 
-/// What the projections change on almost every event — item counts per collection and the
-/// search index — kept in memory during a transaction and written once, at the checkpoint,
+/// What the projections change on almost every event — item counts per collection, the search
+/// index and the declared indexes — kept in memory during a transaction and written once, at the checkpoint,
 /// instead of a read and a write per event.
 ///
 /// Counts are loaded from the generation's databases on first use in a transaction, so the
@@ -10,6 +10,8 @@ struct ProjectionCounters {
     var counts: [String: Int64] = [:]
     /// The search index's changes (new documents, dead ones, statistics).
     var search = SearchIndexChanges()
+    /// The declared indexes' changes (written as one run).
+    var indexes = IndexChanges()
 
     mutating func adjustCount(
         _ collection: String, by delta: Int64, tx: ReadTransaction, databases: ProjectionDatabases
@@ -25,6 +27,7 @@ struct ProjectionCounters {
     /// Writes every change and forgets them.
     mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
         try search.flush(tx: tx, databases: databases)
+        try indexes.flush(tx: tx, databases: databases)
         for (collection, count) in counts {
             let key = ProjectionWriter.countKey(collection)
             if count == 0 {

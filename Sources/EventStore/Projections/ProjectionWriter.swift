@@ -124,7 +124,8 @@ final class ProjectionWriter {
         var searchDocument = record.searchDocument
         if !defersSearch {
             // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).
-            try indexes?.update(collection: event.collection, id: event.item, before: before, after: after, tx: tx)
+            indexes?.update(
+                collection: event.collection, id: event.item, before: before, after: after, changes: &counters.indexes)
             searchDocument = try search.update(
                 collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
                 databases: databases, changes: &counters.search)

@@ -45,13 +45,15 @@ extension Store {
                 let registered = Set(configuration.projections.map { ProjectionWriter.versionKey($0.name) })
                 // The search index's directory describes segments, which depend on how commits
                 // were grouped: the index is compared by meaning instead (SearchIndexAudit).
-                // Nor does the dead-document bitmap, which names doc ids.
+                // Nor does the dead-document bitmap, which names doc ids. The declared indexes'
+                // runs likewise depend on the commits (IndexAudit).
                 let ignore: (UnsafeRawBufferPointer) -> Bool = { key in
                     (key.starts(with: Array("projection-version.".utf8)) && !registered.contains(Array(key)))
                         || key.elementsEqual(SegmentDirectory.key) || key.starts(with: DeadDocuments.keyPrefix)
+                        || key.elementsEqual(IndexRunDirectory.key)
                 }
                 for ((name, liveDB), (_, rebuiltDB)) in zip(live.all, scratch.databases.all)
-                where !SearchIndexAudit.databaseNames.contains(name) {
+                where !SearchIndexAudit.databaseNames.contains(name) && name != IndexAudit.databaseName {
                     try compare(
                         name: name, live: reader.tx, liveDB, rebuilt: rebuilt, rebuiltDB,
                         ignoring: name == "state" ? ignore : { _ in false },
@@ -59,6 +61,7 @@ extension Store {
                 }
                 try SearchIndexAudit(live: (reader.tx, live), rebuilt: (rebuilt, scratch.databases)).compare(
                     into: &report)
+                try IndexAudit(live: (reader.tx, live), rebuilt: (rebuilt, scratch.databases)).compare(into: &report)
             }
         }
         return report

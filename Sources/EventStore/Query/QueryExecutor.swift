@@ -143,35 +143,17 @@ struct QueryExecutor {
         return database
     }
 
-    /// Calls `body` with each key of the plan's range, in the plan's direction, until it
-    /// returns `false`.
+    /// Calls `body` with each live entry key of the plan's range, in the plan's direction, until
+    /// it returns `false` (the newest run holding a key decides it: see ``IndexRuns``).
     private func forEachKey(
         in database: Database, start: [UInt8]? = nil, end: [UInt8]?? = nil,
         _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        let start = start ?? planned.start
-        let end = end ?? planned.end
-        try reader.tx.withCursor(on: database) { cursor in
-            var entry: CursorEntry?
-            if planned.descending {
-                if let end {
-                    entry = try cursor.seek(atLeast: end) != nil ? try cursor.previous() : try cursor.last()
-                } else {
-                    entry = try cursor.last()
-                }
-            } else {
-                entry = try cursor.seek(atLeast: start)
-            }
-            while let current = entry {
-                let inRange = start.withUnsafeBytes { start in
-                    guard compareBytes(current.key, start) >= 0 else { return false }
-                    guard let end else { return true }
-                    return end.withUnsafeBytes { compareBytes(current.key, $0) < 0 }
-                }
-                guard inRange, try body(current.key) else { return }
-                entry = try planned.descending ? cursor.previous() : cursor.next()
-            }
-        }
+        let directory = try IndexRunDirectory.load(tx: reader.tx, state: try reader.projection.state)
+        try IndexRunWalk.withWalk(
+            over: directory.runs, in: database, tx: reader.tx, start: start ?? planned.start, end: end ?? planned.end,
+            descending: planned.descending
+        ) { walk in try walk.forEachLive(body) }
     }
 
     /// The item id at the end of an index key, and the end of its first truncated order

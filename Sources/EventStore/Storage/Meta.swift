@@ -29,11 +29,13 @@ enum Meta {
     /// doc id in its `items` entry and the dead-document bitmap and collection totals in `state`
     /// (fewer trees per commit); format 4 keeps an item's newest seqs in its record and older ones
     /// in chunks (``ItemHistory``) instead of one `items` entry per event; format 5 packs the
-    /// lists of adjacent terms of a search segment into blocks (``SegmentEntry``). Opening an
-    /// older store for writing upgrades it: the databases the format no longer has are dropped
-    /// and the projections rebuilt (from format 4, only the format number changes: its entries
-    /// are format-5 entries of one term).
-    static let currentFormat: UInt64 = 5
+    /// lists of adjacent terms of a search segment into blocks (``SegmentEntry``); format 6 keeps
+    /// the declared indexes in sorted runs (``IndexRuns``) instead of one tree of entries. Opening
+    /// an older store for writing upgrades it: the databases the format no longer has are dropped
+    /// and the projections rebuilt (from formats 4 and 5, only the format number changes unless
+    /// the store holds declared index entries: format-4 segment entries are format-5 entries of
+    /// one term).
+    static let currentFormat: UInt64 = 6
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in

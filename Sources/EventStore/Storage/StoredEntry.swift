@@ -30,6 +30,9 @@ package enum StoredEntry: Sendable, Hashable {
     case appliedThrough(UInt64)
     /// `search.index` (state): the search index's directory, summarized.
     case searchIndex(SearchIndexSummary)
+    /// `index.runs` (state): the declared indexes' directory: how many runs they are stored in
+    /// and the entries of those runs (tombstones and overridden entries included).
+    case indexRuns(runs: Int, entries: UInt64)
     /// `count.<collection>` (state): the number of items in a collection.
     case itemCount(collection: String, count: Int64)
     /// `search.stats.<collection>` (state): the live search documents of a collection and the
@@ -77,6 +80,9 @@ package enum StoredEntry: Sendable, Hashable {
             self = .appliedThrough(try StoredEntry.uint64(value, key))
         } else if utf8 == SegmentDirectory.key {
             self = .searchIndex(SearchIndexSummary(try value.withUnsafeBytes { try SegmentDirectory(decoding: $0) }))
+        } else if utf8 == IndexRunDirectory.key {
+            let directory = try value.withUnsafeBytes { try IndexRunDirectory(decoding: $0) }
+            self = .indexRuns(runs: directory.runs.count, entries: directory.runs.reduce(0) { $0 &+ $1.entries })
         } else if utf8.starts(with: countPrefix) {
             guard value.count == 8 else { throw StoredEntry.corrupt(key, value) }
             self = .itemCount(

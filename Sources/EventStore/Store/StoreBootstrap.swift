@@ -73,8 +73,10 @@ struct StoreBootstrap {
                 .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
         }
         var upgrades = false
-        // Format 4 reads as format 5 (see `upgrade`): a read-only open reads it as it is.
-        let readableAsIs = format == 4 && (configuration.readOnly || !(tx is WriteTransaction))
+        // Formats 4 and 5 without declared index entries read as format 6 (see `upgrade`): a
+        // read-only open reads them as they are.
+        let readableAsIs =
+            try format >= 4 && (configuration.readOnly || !(tx is WriteTransaction)) && !hasIndexEntries(tx)
         if format < Meta.currentFormat && !readableAsIs {
             guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
                 throw EventStoreError(
@@ -106,12 +108,20 @@ struct StoreBootstrap {
 
     /// Brings a store of an older format to the current one: drops the databases the current
     /// format no longer has and marks the projections for a rebuild (in the same commit).
-    /// Format 4 needs no rebuild: every format-4 search segment entry (one term's list) is a
+    /// Formats 4 and 5 need no rebuild unless they hold declared index entries (format 6 keeps
+    /// them in runs: ``IndexRuns``): every format-4 search segment entry (one term's list) is a
     /// format-5 entry too. Returns whether the projections must be rebuilt.
     private static func upgrade(_ tx: WriteTransaction, meta: Database, from format: UInt64) throws -> Bool {
-        if format == 4 {
+        if format >= 4 {
+            let rebuilds = try hasIndexEntries(tx)
+            if rebuilds {
+                for generation in 0..<2 {
+                    if let database = try indexDatabase(tx, generation: generation) { try tx.removeAll(in: database) }
+                }
+                try Meta.setRebuildNeeded(tx, meta, true)
+            }
             try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
-            return false
+            return rebuilds
         }
         for generation in 0..<2 {
             for name in ProjectionDatabases.formerNames {
@@ -125,5 +135,19 @@ struct StoreBootstrap {
         try Meta.setRebuildNeeded(tx, meta, true)
         try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
         return true
+    }
+
+    /// Whether either generation's `indexes` database holds entries.
+    private static func hasIndexEntries(_ tx: ReadTransaction) throws -> Bool {
+        try (0..<2).contains { try indexDatabase(tx, generation: $0).map { try tx.count(of: $0) > 0 } ?? false }
+    }
+
+    /// Generation `generation`'s `indexes` database, when the store has it.
+    private static func indexDatabase(_ tx: ReadTransaction, generation: Int) throws -> Database? {
+        do {
+            return try tx.openDatabase(named: "g\(generation).indexes")
+        } catch let error as LMDBError where error == .notFound {
+            return nil
+        }
     }
 }

@@ -112,6 +112,10 @@ enum MetaDecoder {
                     "cleanup": .int(Int64(index.cleanup)),
                 ])
                 return entry(json, index.text, "search index: live segments, merge and clean-up")
+            case .indexRuns(let runs, let entries):
+                return entry(
+                    .object(["runs": .int(Int64(runs)), "entries": .int(Int64(clamping: entries))]),
+                    "\(runs) runs, \(entries) entries", "declared indexes: sorted runs and their entries")
             case .itemCount(let collection, let count):
                 return entry(.int(count), "\(count)", "items in collection \(collection)")
             case .searchTotals(let collection, let documents, let totalLength):

@@ -49,7 +49,7 @@ struct IndexLifecycleTests {
     }
 
     static func indexEntries(_ store: Store) throws -> Int {
-        try store.read { reader in try reader.projection.indexes.map { try reader.tx.count(of: $0) } ?? 0 }
+        try store.read { reader in try IndexAudit.contents(tx: reader.tx, databases: reader.projection).count }
     }
 
     @Test func declaringAnIndexOnAnExistingStoreBuildsIt() async throws {
@@ -157,13 +157,25 @@ struct IndexLifecycleTests {
             try await Self.write(store)
             #expect(try store.verify().isConsistent)
             try store.environment.write { tx in
-                let database = try #require(store.schema.generations[0].indexes)
-                try tx.put([], forKey: IndexWriter.key(Self.byDue, id: "ghost", fields: ["due": 4]), in: database)
-                _ = try tx.delete(IndexWriter.key(Self.byDue, id: "t1", fields: ["due": 1]), in: database)
+                let databases = store.schema.generations[0]
+                let database = try #require(databases.indexes)
+                let runs = try IndexRunDirectory.load(tx: tx, state: databases.state).runs
+                let newest = try #require(runs.last)
+                // A ghost entry in the newest run, t1's entry gone from every run, and a run the
+                // directory does not list.
+                let ghost = IndexWriter.key(Self.byDue, id: "ghost", fields: ["due": 4])
+                try tx.put([], forKey: IndexRuns.prefix(newest.id) + ghost, in: database)
+                let t1 = IndexWriter.key(Self.byDue, id: "t1", fields: ["due": 1])
+                var deleted = 0
+                for run in runs where try tx.delete(IndexRuns.prefix(run.id) + t1, in: database) { deleted += 1 }
+                #expect(deleted == 1)
+                try tx.put([], forKey: IndexRuns.prefix(9_999) + t1, in: database)
             }
             let report = try store.verify()
             #expect(!report.isConsistent)
-            #expect(report.problems.filter { $0.database == "indexes" }.count == 2)
+            let problems = report.problems.filter { $0.database == "indexes" }
+            #expect(problems.map(\.kind).sorted() == ["missing", "unexpected", "unexpected"], "\(problems)")
+            #expect(problems.contains { $0.detail == "run 9999 is not in the index directory" })
         }
     }
 

@@ -153,19 +153,21 @@ enum ProjectionFixtures {
         }
     }
 
-    /// Every database of the active projection generation, raw, by name.
-    /// Every projection database's entries, except the search index's, which is given by its
-    /// meaning under `search (contents)`: segments and doc ids depend on how commits were grouped.
+    /// Every projection database's entries, except the search index's and the declared indexes',
+    /// which are given by their meaning under `search (contents)` and `indexes (contents)`:
+    /// segments, runs and doc ids depend on how commits were grouped.
     static func projectionBytes(_ store: Store) throws -> [String: [[UInt8]]] {
         let names = try store.read { reader in try reader.projection.all.map(\.name) }
-            .filter { !SearchIndexAudit.databaseNames.contains($0) }
+            .filter { !SearchIndexAudit.databaseNames.contains($0) && $0 != IndexAudit.databaseName }
         var result = Dictionary(uniqueKeysWithValues: try names.map { ($0, try entries(store, $0)) })
         if let state = result["state"] {
-            // Keys and values alternate; drop the pairs that name doc ids or segments: the
-            // directory and the dead-document bitmap.
+            // Keys and values alternate; drop the pairs that name doc ids, segments or runs: the
+            // directories and the dead-document bitmap.
             var kept: [[UInt8]] = []
             for pair in state.slices(of: 2)
-            where pair[0] != SegmentDirectory.key && !pair[0].starts(with: DeadDocuments.keyPrefix) {
+            where pair[0] != SegmentDirectory.key && pair[0] != IndexRunDirectory.key
+                && !pair[0].starts(with: DeadDocuments.keyPrefix)
+            {
                 kept.append(contentsOf: pair)
             }
             result["state"] = kept
@@ -174,6 +176,9 @@ enum ProjectionFixtures {
         result["items"] = try itemStates(store, history: true)
         result["search (contents)"] = try store.read { reader in
             try SearchIndexAudit.contents(tx: reader.tx, databases: reader.projection).map { Array($0.utf8) }
+        }
+        result["indexes (contents)"] = try store.read { reader in
+            try IndexAudit.contents(tx: reader.tx, databases: reader.projection)
         }
         return result
     }

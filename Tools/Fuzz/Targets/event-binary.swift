@@ -1,6 +1,7 @@
 // libFuzzer target: the binary event decoder (the value format of the `events` database), the
-// item-state decoder (the `items` database) and the configuration record decoder (with its
-// collection schemas and upcast steps; the `meta` database). Built by Tools/Fuzz/run.sh.
+// item-state decoder (the `items` database), the configuration record decoder (with its
+// collection schemas and upcast steps; the `meta` database) and the declared indexes' run
+// directory (the `state` database). Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
 #if canImport(Glibc)
@@ -24,6 +25,12 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let record = try? ConfigurationRecord(decoding: bytes) {
         precondition(record.encoded() == bytes, "a configuration record decoded from bytes that are not its encoding")
+    }
+    if let directory = bytes.withUnsafeBytes({ try? IndexRunDirectory(decoding: $0) }) {
+        precondition(directory.runs.allSatisfy { $0.id < directory.nextRun }, "a run id at or above the next run id")
+        precondition(Set(directory.runs.map(\.id)).count == directory.runs.count, "a run listed twice")
+        let again = directory.encoded().withUnsafeBytes { try? IndexRunDirectory(decoding: $0) }
+        precondition(again == directory, "index run directory round trip changed it")
     }
     return 0
 }

@@ -1,0 +1,189 @@
+import EventStoreTestSupport
+import LMDB
+import Testing
+
+@testable import EventStore
+
+/// The declared indexes' storage (``IndexRuns``): a key is decided by the newest run holding
+/// it, merges keep what the runs meant, and the runs stay few however commits are sized.
+struct IndexRunsTests {
+    /// Runs `body` in a write transaction of a new store's first generation, whose `indexes`
+    /// database is empty.
+    static func withIndexDatabase(
+        _ body: (WriteTransaction, _ database: Database, _ state: Database) throws -> Void
+    ) throws {
+        var configuration = Store.Configuration()
+        configuration.indexes = [IndexDefinition("tasks", fields: ["due"])]
+        try withTemporaryStore(configuration: configuration) { store in
+            let databases = store.schema.generations[0]
+            let database = try #require(databases.indexes)
+            try store.environment.write { tx in try body(tx, database, databases.state) }
+        }
+    }
+
+    static func key(_ text: String) -> [UInt8] { [0, 0, 0, 9] + Array(text.utf8) }
+
+    static func live(
+        _ tx: ReadTransaction, _ database: Database, _ state: Database, from start: String = "", to end: String? = nil,
+        descending: Bool = false
+    ) throws -> [String] {
+        let runs = try IndexRunDirectory.load(tx: tx, state: state).runs
+        return try IndexRunWalk.withWalk(
+            over: runs, in: database, tx: tx, start: key(start), end: end.map(key) ?? [0, 0, 0, 10],
+            descending: descending
+        ) { walk in
+            var keys: [String] = []
+            try walk.forEachLive { key in
+                keys.append(String(decoding: key.dropFirst(4), as: UTF8.self))
+                return true
+            }
+            return keys
+        }
+    }
+
+    static func write(_ entries: [(String, Bool)], _ tx: WriteTransaction, _ database: Database, _ state: Database)
+        throws
+    {
+        try IndexRuns.write(entries.map { (key($0.0), $0.1) }, tx: tx, database: database, state: state)
+    }
+
+    /// Every raw entry: key (run id, then the text) and whether it is a tombstone.
+    static func raw(_ tx: ReadTransaction, _ database: Database) throws -> [(run: UInt32, key: String, dead: Bool)] {
+        var entries: [(run: UInt32, key: String, dead: Bool)] = []
+        try tx.forEach(in: database) { key, value in
+            let run = key.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            entries.append((run, String(decoding: key.dropFirst(8), as: UTF8.self), value.elementsEqual([1])))
+            return true
+        }
+        return entries
+    }
+
+    @Test func theNewestRunHoldingAKeyDecidesIt() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            try Self.write([("a", true), ("b", true), ("c", true)], tx, database, state)
+            try Self.write([("b", false), ("d", true)], tx, database, state)
+            try Self.write([("b", true), ("c", false)], tx, database, state)
+            #expect(try Self.live(tx, database, state) == ["a", "b", "d"])
+            #expect(try Self.live(tx, database, state, descending: true) == ["d", "b", "a"])
+            #expect(try Self.live(tx, database, state, from: "b", to: "d") == ["b"])
+            #expect(try Self.live(tx, database, state, from: "b", to: "d", descending: true) == ["b"])
+            #expect(try Self.live(tx, database, state, from: "c") == ["d"])
+            #expect(try IndexRunDirectory.load(tx: tx, state: state).runs.map(\.entries) == [3, 2, 2])
+        }
+    }
+
+    @Test func mergesKeepTombstonesOverOlderRunsAndDropThemAtTheOldest() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            try Self.write([("a", true), ("b", true), ("c", true)], tx, database, state)
+            try Self.write([("b", false), ("d", true)], tx, database, state)
+            try Self.write([("b", true), ("c", false)], tx, database, state)
+            var directory = try IndexRunDirectory.load(tx: tx, state: state)
+            // The two newer runs: b is live (the newest says so), c's tombstone stays, since the
+            // oldest run still holds c.
+            try IndexRuns.merge(1..<3, of: &directory, tx: tx, database: database)
+            try directory.save(tx: tx, state: state)
+            #expect(directory.runs.map(\.entries) == [3, 3])
+            #expect(try Self.live(tx, database, state) == ["a", "b", "d"])
+            let merged = try Self.raw(tx, database).filter { $0.run == directory.runs[1].id }
+            #expect(merged.map(\.key) == ["b", "c", "d"])
+            #expect(merged.map(\.dead) == [false, true, false])
+            // With the oldest run, nothing is left for a tombstone to hide.
+            try IndexRuns.merge(0..<2, of: &directory, tx: tx, database: database)
+            try directory.save(tx: tx, state: state)
+            #expect(directory.runs.map(\.entries) == [3])
+            #expect(try Self.raw(tx, database).map(\.key) == ["a", "b", "d"])
+            #expect(try Self.raw(tx, database).allSatisfy { !$0.dead && $0.run == directory.runs[0].id })
+            #expect(try Self.live(tx, database, state) == ["a", "b", "d"])
+        }
+    }
+
+    @Test func eightRunsOfATierBecomeOne() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            for number in 0..<8 { try Self.write([("k\(number)", true)], tx, database, state) }
+            var directory = try IndexRunDirectory.load(tx: tx, state: state)
+            #expect(directory.runs.map(\.entries) == [8], "the eighth single-entry run merged all eight")
+            for number in 8..<71 { try Self.write([("k\(number)", true)], tx, database, state) }
+            directory = try IndexRunDirectory.load(tx: tx, state: state)
+            // 71 = 64 + 7: one run of 64 (eight runs of 8 merged), seven single-entry runs.
+            #expect(directory.runs.map(\.entries) == [64, 1, 1, 1, 1, 1, 1, 1])
+            #expect(try Self.live(tx, database, state) == (0..<71).map { "k\($0)" }.sorted())
+            #expect(try Self.raw(tx, database).count == 71)
+        }
+    }
+
+    /// Commits of very different sizes, interleaved, never fill a tier: the run count still
+    /// stays at or below ``IndexRunDirectory/maxRuns``.
+    @Test func interleavedSizesStillMerge() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            var expected = Set<String>()
+            for round in 0..<120 {
+                let size = round % 2 == 0 ? 1 : 9
+                let entries = (0..<size).map { ("r\(round)-\($0)", true) }
+                expected.formUnion(entries.map(\.0))
+                try Self.write(entries, tx, database, state)
+                let runs = try IndexRunDirectory.load(tx: tx, state: state).runs
+                #expect(runs.count <= IndexRunDirectory.maxRuns)
+            }
+            #expect(try Self.live(tx, database, state) == expected.sorted(by: { utf8Less($0, $1) }))
+        }
+    }
+
+    @Test func runIDsStartOverWhenTheyRunOut() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            try Self.write([("a", true), ("b", true)], tx, database, state)
+            try Self.write([("a", false), ("c", true)], tx, database, state)
+            var directory = try IndexRunDirectory.load(tx: tx, state: state)
+            directory.nextRun = IndexRuns.lastRunID + 1
+            try directory.save(tx: tx, state: state)
+            try Self.write([("d", true)], tx, database, state)
+            directory = try IndexRunDirectory.load(tx: tx, state: state)
+            #expect(directory.runs.map(\.id) == [0, 1], "every run merged into run 0, then the new run 1")
+            #expect(directory.nextRun == 2)
+            #expect(try Self.live(tx, database, state) == ["b", "c", "d"])
+        }
+    }
+
+    @Test func directoriesRoundTripAndBadBytesAreCorrupt() throws {
+        var directory = IndexRunDirectory()
+        directory.nextRun = 300
+        directory.runs = [.init(id: 7, entries: 70_000), .init(id: 299, entries: 1)]
+        let bytes = directory.encoded()
+        #expect(try bytes.withUnsafeBytes { try IndexRunDirectory(decoding: $0) } == directory)
+        for bad in [
+            [], [2, 1, 0], Array(bytes.dropLast()), bytes + [0],
+            [1, 5, 1, 5, 1],  // a run id at the next id
+            [1, 5, 2, 1, 1, 1, 1],  // a run listed twice
+        ] as [[UInt8]] {
+            #expect(throws: EventStoreError.self) { try bad.withUnsafeBytes { try IndexRunDirectory(decoding: $0) } }
+        }
+    }
+
+    /// Through the store: many small commits that update and delete, then a query, a count,
+    /// a verify and a rebuild that agree with the items.
+    @Test func smallCommitsThatMoveEntriesAnswerLikeTheItems() async throws {
+        var configuration = Store.Configuration()
+        configuration.indexes = [IndexDefinition("tasks", fields: ["due"])]
+        try await withTemporaryStore(configuration: configuration) { store async throws in
+            for round in 0..<90 {
+                let id = "t\(round % 23)"
+                if round % 7 == 6 {
+                    _ = try await store.delete("tasks", id: id)
+                } else {
+                    _ = try await store.append([.put("tasks", id: id, fields: ["due": .int(Int64((round * 37) % 50))])])
+                }
+            }
+            let runs = try store.read { try IndexRunDirectory.load(tx: $0.tx, state: $0.projection.state).runs }
+            #expect(runs.count < 20)
+            let expected = QueryReference.answer(
+                try QueryReference.allItems(store, "tasks"), filter: nil, order: [SortField("due", .descending)])
+            let answer = try QueryReference.allPages(store, Query("tasks").sorted(by: "due", .descending).limit(4))
+            #expect(answer.map(\.id) == expected.map(\.id))
+            #expect(try store.count(Query("tasks").sorted(by: "due")) == expected.count)
+            let report = try store.verify()
+            #expect(report.isConsistent, "\(report.problems)")
+            try await store.rebuildProjections()
+            let rebuilt = try QueryReference.allPages(store, Query("tasks").sorted(by: "due", .descending).limit(4))
+            #expect(rebuilt.map(\.id) == expected.map(\.id))
+        }
+    }
+}

@@ -57,7 +57,8 @@ extension StoreReader {
 
     /// The entries of the active generation's `state` database, in key order: the checkpoint
     /// `applied-through` (the seq through which every projection has applied the log), item
-    /// counters `count.<collection>`, the search index's directory `search.index`, and
+    /// counters `count.<collection>`, the declared indexes' run directory `index.runs`, the
+    /// search index's directory `search.index`, and
     /// `projection-version.<name>`.
     public func projectionState() throws -> [(key: String, value: [UInt8])] {
         var entries: [(key: String, value: [UInt8])] = []

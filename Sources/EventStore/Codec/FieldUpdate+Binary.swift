@@ -11,7 +11,7 @@
 extension ByteWriter {
     mutating func write(updates: [String: FieldUpdate]) {
         write(varint: updates.count)
-        for index in updates.indices.sorted(by: { utf8Less(updates[$0].key, updates[$1].key) }) {
+        for index in updates.indicesInUTF8Order() {
             let (name, update) = updates[index]
             write(string: name)
             if let increment = update.increment {

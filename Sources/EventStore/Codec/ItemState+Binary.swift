@@ -65,10 +65,9 @@ extension ItemState {
             writer.write(bigEndian: floor.base.rawValue)
         }
         writer.write(varint: fields.count)
-        // Sorting the dictionary's indices moves no field and hashes no name; the local copy
-        // keeps the comparison from capturing (and copying) the whole state.
+        // Sorting the dictionary's indices moves no field and hashes no name.
         let fields = self.fields
-        for slot in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
+        for slot in fields.indicesInUTF8Order() {
             let (name, field) = fields[slot]
             writer.write(string: name)
             writer.write(field.value)

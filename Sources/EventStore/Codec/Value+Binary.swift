@@ -46,10 +46,19 @@ extension ByteWriter {
     /// A field map: varint count, then (name, value) pairs in byte order of the names.
     mutating func write(fields: [String: Value]) {
         write(varint: fields.count)
-        for index in fields.indices.sorted(by: { utf8Less(fields[$0].key, fields[$1].key) }) {
+        for index in fields.indicesInUTF8Order() {
             write(string: fields[index].key)
             write(fields[index].value)
         }
+    }
+}
+
+extension Dictionary where Key == String {
+    /// The dictionary's positions in the UTF-8 order of their keys (the order every encoding
+    /// lists fields in). The comparison reads the keys alone, so it retains no value.
+    func indicesInUTF8Order() -> [Index] {
+        let keys = self.keys
+        return indices.sorted { utf8Less(keys[$0], keys[$1]) }
     }
 }
 

@@ -129,6 +129,11 @@ struct CrashSafetyTests {
                         }
                     }
                 }
+                // The tool declares an index on the titles: the store records it, and its runs
+                // count every item (verify below compares its entries with a rebuild).
+                let indexed = try store.count(Query("crash").sorted(by: "title"))
+                let items = try store.count(in: "crash")
+                if indexed != items { problems.append("the title index counts \(indexed) items of \(items)") }
                 // verify() rebuilds in scratch: every round in long mode, every 5th in CI (and the last).
                 if Reliability.isLong || round % 5 == 4 || round == kills - 1 {
                     let report = try store.verify()
@@ -191,6 +196,9 @@ struct CrashSafetyTests {
                 after == before,
                 "round \(round) (seed \(seed), delay \(delay) ms): projections differ after a killed rebuild")
             #expect(report.isConsistent, "round \(round): \(report.problems.prefix(5))")
+            // The tool declared an index on the notes' titles: it counts every item.
+            let indexed = try withStore(at: path) { try $0.count(Query("notes").sorted(by: "title")) }
+            #expect(indexed == before.items.count, "round \(round)")
             if after != before || !report.isConsistent { break }
         }
         print(

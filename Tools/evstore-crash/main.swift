@@ -8,7 +8,9 @@
 //                                          pulls from a sync server page by page; prints
 //                                          `pulled <localHead>` after each sync and `done` at the end
 //
-// Every line is written with one write(2) call, so nothing sits in a buffer when the process dies.
+// Every store it opens declares indexes on the items' titles, kept as sorted runs that small
+// commits merge often. Every line is written with one write(2) call, so nothing sits in a buffer
+// when the process dies.
 // The endless workloads stop by themselves when the process that started them is gone.
 
 import EventStore
@@ -42,10 +44,17 @@ func fail(_ message: String) -> Never {
 let parent = getppid()
 var orphaned: Bool { getppid() != parent }
 
-/// Opens the store at `path` and says `ready <replica> <head>`, or fails.
+/// The indexes every workload maintains (the append workload writes `crash`, the rebuild test's
+/// store holds `notes`), so that a kill can land in their runs and merges too.
+let titleIndexes = [IndexDefinition("crash", fields: ["title"]), IndexDefinition("notes", fields: ["title"])]
+
+/// Opens the store at `path` (declaring ``titleIndexes``) and says `ready <replica> <head>`, or
+/// fails.
 func openStore(_ path: String) -> Store {
     do {
-        let store = try Store.open(at: path)
+        var configuration = Store.Configuration()
+        configuration.indexes = titleIndexes
+        let store = try Store.open(at: path, configuration: configuration)
         say("ready \(store.replicaID) \(try store.head())")
         return store
     } catch {

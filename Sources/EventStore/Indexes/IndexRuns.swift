@@ -117,7 +117,8 @@ enum IndexRuns {
             }
         }
         for run in inputs { try deleteRun(run.id, tx: tx, database: database) }
-        directory.runs.replaceSubrange(window, with: written > 0 ? [IndexRunDirectory.Run(id: output, entries: written)] : [])
+        directory.runs.replaceSubrange(
+            window, with: written > 0 ? [IndexRunDirectory.Run(id: output, entries: written)] : [])
     }
 
     /// Puts a run's entry: an empty value for a live entry, ``tombstone`` for a deleted one.

@@ -14,6 +14,17 @@ struct IndexAudit {
     let rebuilt: (tx: ReadTransaction, databases: ProjectionDatabases)
 
     func compare(into report: inout VerificationReport) throws {
+        do {
+            try compareEntries(into: &report)
+        } catch let error as EventStoreError where error.code == .corrupt {
+            // A block that does not decode ends the comparison: it is the problem to report.
+            report.record(
+                .init(kind: "corrupt", database: IndexAudit.databaseName, key: "*", detail: error.message))
+        }
+        try checkRuns(into: &report)
+    }
+
+    private func compareEntries(into report: inout VerificationReport) throws {
         try IndexAudit.withLiveEntries(of: live) { left in
             try IndexAudit.withLiveEntries(of: rebuilt) { right in
                 var liveKey = try left()
@@ -45,7 +56,6 @@ struct IndexAudit {
                 }
             }
         }
-        try checkRuns(into: &report)
     }
 
     /// Reports keys of `indexes` that belong to no run of the directory.

@@ -5,20 +5,21 @@ import LMDB
 /// (a few pages) wherever its items' values fall in the index.
 ///
 /// ```
-/// key   = run id (4 bytes, big-endian) · entry key (IndexKey: index id · components · item id)
-/// value = empty (the entry is live) or 01 (a tombstone: the entry is deleted)
+/// key   = run id (4 bytes, big-endian) · the first entry key of a block (IndexKey: index id ·
+///         components · item id)
+/// value = the block's entries, prefix-compressed, each live or a tombstone (IndexRunBlock)
 /// ```
 ///
-/// A commit's entries form one new run, keyed above every existing run, so they are appended.
-/// The newest run holding a key decides it (``IndexRunWalk``); a merge replaces adjacent runs by
-/// one new run in their place among the others (``IndexRunDirectory``) and drops the entries the
-/// newer of its inputs override, and, when it includes the oldest run, the tombstones. Each merge
-/// runs whole inside the commit that makes it due: `fanIn` runs of one size tier at a time, so an
-/// entry is rewritten about once per tier (log base 8 of the index's size).
+/// A commit's entries form one new run, keyed above every existing run, so its blocks are
+/// appended. The newest run holding a key decides it (``IndexRunWalk``); a merge replaces
+/// adjacent runs by one new run in their place among the others (``IndexRunDirectory``) and
+/// drops the entries the newer of its inputs override, and, when it includes the oldest run, the
+/// tombstones. Each merge runs whole inside the commit that makes it due: `fanIn` runs of one
+/// size tier at a time, so an entry is rewritten about once per tier (log base 8 of the index's
+/// size). Reading, writing and deleting go a block at a time.
 enum IndexRuns {
     /// Bytes of a key's run prefix.
     static let prefixBytes = 4
-    static let tombstone: [UInt8] = [1]
 
     /// The key prefix of run `id`.
     static func prefix(_ id: UInt32) -> [UInt8] { withUnsafeBytes(of: id.bigEndian, Array.init) }
@@ -51,13 +52,10 @@ enum IndexRuns {
             directory.nextRun = 1
         }
         let id = directory.newRun()
-        var key = prefix(id)
+        var writer = IndexRunBlock.Writer(run: id)
         try tx.withWriteCursor(on: database) { cursor in
-            try entries { entry, live in
-                key.removeLast(key.count - prefixBytes)
-                key.append(contentsOf: entry)
-                try put(key, live: live, cursor: cursor, options: .append)
-            }
+            try entries { entry, live in try writer.add(entry, live: live, cursor: cursor) }
+            try writer.flush(cursor: cursor)
         }
         directory.runs.append(IndexRunDirectory.Run(id: id, entries: UInt64(count)))
         while let window = directory.nextMerge() {
@@ -79,53 +77,22 @@ enum IndexRuns {
         if let fixedID { output = fixedID } else { output = directory.newRun() }
         // Nothing older can hold a key a tombstone would hide: tombstones of the oldest run go.
         let keepsTombstones = window.lowerBound > 0
-        let outputPrefix = prefix(output)
-        var written: UInt64 = 0
-        // Entries are copied out in batches, then written: a write may move the map data the
-        // walk's cursors point into, which they reload afterwards.
-        var batch: [UInt8] = []
-        var ends: [Int] = []
-        var live: [Bool] = []
+        var writer = IndexRunBlock.Writer(run: output, appends: fixedID == nil)
+        // The walk decodes each block into memory of its own, so the output's writes leave it
+        // valid.
         try IndexRunWalk.withWalk(over: inputs, in: database, tx: tx) { walk in
-            var more = true
-            while more {
-                batch.removeAll(keepingCapacity: true)
-                ends.removeAll(keepingCapacity: true)
-                live.removeAll(keepingCapacity: true)
-                while ends.count < 4096 {
-                    more = try walk.next { key, isLive in
-                        guard isLive || keepsTombstones else { return }
-                        batch.append(contentsOf: key)
-                        ends.append(batch.count)
-                        live.append(isLive)
-                    }
-                    if !more { break }
-                }
-                try tx.withWriteCursor(on: database) { cursor in
-                    var key = outputPrefix
-                    var begin = 0
-                    for (index, end) in ends.enumerated() {
-                        key.removeLast(key.count - prefixBytes)
-                        key.append(contentsOf: batch[begin..<end])
-                        begin = end
-                        // A fixed id (0) sorts below the inputs: its keys are not appended.
-                        try put(key, live: live[index], cursor: cursor, options: fixedID == nil ? .append : [])
-                    }
-                }
-                written += UInt64(ends.count)
-                if more { try walk.refresh() }
+            try tx.withWriteCursor(on: database) { cursor in
+                while try walk.next({ key, live in
+                    guard live || keepsTombstones else { return }
+                    try writer.add(key, live: live, cursor: cursor)
+                }) {}
+                try writer.flush(cursor: cursor)
             }
         }
+        let written = writer.count
         for run in inputs { try deleteRun(run.id, tx: tx, database: database) }
         directory.runs.replaceSubrange(
             window, with: written > 0 ? [IndexRunDirectory.Run(id: output, entries: written)] : [])
-    }
-
-    /// Puts a run's entry: an empty value for a live entry, ``tombstone`` for a deleted one.
-    private static func put(_ key: [UInt8], live: Bool, cursor: WriteCursor, options: PutOptions) throws {
-        try key.withUnsafeBytes { key in
-            _ = try (live ? [] : tombstone).withUnsafeBytes { try cursor.put($0, forKey: key, options: options) }
-        }
     }
 
     /// Deletes every key of run `id`.
@@ -142,9 +109,15 @@ enum IndexRuns {
         var directory = try IndexRunDirectory.load(tx: tx, state: state)
         for (position, run) in directory.runs.enumerated() {
             let start = prefix(run.id) + indexPrefix
-            let deleted = try tx.withWriteCursor(on: database) { cursor in
+            // Blocks hold one index's entries each: the index's blocks go whole.
+            var deleted = 0
+            try tx.withWriteCursor(on: database) { cursor in
                 let first = try cursor.seek(atLeast: start)
-                return try cursor.deleteRun(from: first) { $0.key.starts(with: start) }
+                try cursor.deleteRun(from: first) { block in
+                    guard block.key.starts(with: start) else { return false }
+                    deleted += try IndexRunBlock.entryCount(block.value)
+                    return true
+                }
             }
             directory.runs[position].entries -= UInt64(min(deleted, Int(directory.runs[position].entries)))
         }

@@ -160,22 +160,76 @@ struct IndexLifecycleTests {
                 let databases = store.schema.generations[0]
                 let database = try #require(databases.indexes)
                 let runs = try IndexRunDirectory.load(tx: tx, state: databases.state).runs
-                let newest = try #require(runs.last)
-                // A ghost entry in the newest run, t1's entry gone from every run, and a run the
-                // directory does not list.
+                // A ghost entry in a new block of the newest run, t1's entry gone from the block
+                // that held it, and a run the directory does not list.
                 let ghost = IndexWriter.key(Self.byDue, id: "ghost", fields: ["due": 4])
-                try tx.put([], forKey: IndexRuns.prefix(newest.id) + ghost, in: database)
                 let t1 = IndexWriter.key(Self.byDue, id: "t1", fields: ["due": 1])
-                var deleted = 0
-                for run in runs where try tx.delete(IndexRuns.prefix(run.id) + t1, in: database) { deleted += 1 }
-                #expect(deleted == 1)
-                try tx.put([], forKey: IndexRuns.prefix(9_999) + t1, in: database)
+                var blocks: [(key: [UInt8], value: [UInt8])] = []
+                try tx.forEach(in: database) { key, value in
+                    blocks.append((Array(key), Array(value)))
+                    return true
+                }
+                var removed = 0
+                let decoded = IndexRunBlock.Decoded()
+                for block in blocks {
+                    try block.key.withUnsafeBytes { key in
+                        try block.value.withUnsafeBytes {
+                            try IndexRunBlock.decode(
+                                first: UnsafeRawBufferPointer(rebasing: key[4...]), value: $0, into: decoded)
+                        }
+                    }
+                    let keys = decoded.entries.indices.map { index in decoded.withKey(index) { Array($0) } }
+                    guard keys.contains(t1) else { continue }
+                    _ = try tx.delete(block.key, in: database)
+                    let run = block.key.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    try tx.withWriteCursor(on: database) { cursor in
+                        var writer = IndexRunBlock.Writer(run: run, appends: false)
+                        for (index, key) in keys.enumerated() where key != t1 {
+                            try key.withUnsafeBytes {
+                                try writer.add($0, live: decoded.entries[index].live, cursor: cursor)
+                            }
+                        }
+                        try writer.flush(cursor: cursor)
+                    }
+                    removed += 1
+                }
+                #expect(removed == 1)
+                try tx.withWriteCursor(on: database) { cursor in
+                    var newest = IndexRunBlock.Writer(run: try #require(runs.last).id, appends: false)
+                    try ghost.withUnsafeBytes { try newest.add($0, live: true, cursor: cursor) }
+                    try newest.flush(cursor: cursor)
+                    var unlisted = IndexRunBlock.Writer(run: 9_999, appends: false)
+                    try t1.withUnsafeBytes { try unlisted.add($0, live: true, cursor: cursor) }
+                    try unlisted.flush(cursor: cursor)
+                }
             }
             let report = try store.verify()
             #expect(!report.isConsistent)
             let problems = report.problems.filter { $0.database == "indexes" }
             #expect(problems.map(\.kind).sorted() == ["missing", "unexpected", "unexpected"], "\(problems)")
             #expect(problems.contains { $0.detail == "run 9999 is not in the index directory" })
+        }
+    }
+
+    /// A block of the index that does not decode makes queries fail with a clear error, and
+    /// verify report it, instead of reading past it.
+    @Test func aDamagedBlockIsACorruptErrorNotACrash() async throws {
+        try await withTemporaryStore(configuration: Self.configuration([Self.byDue])) { store in
+            try await Self.write(store)
+            try store.environment.write { tx in
+                let database = try #require(store.schema.generations[0].indexes)
+                var first: [UInt8] = []
+                try tx.forEach(in: database) { key, _ in
+                    first = Array(key)
+                    return false
+                }
+                // Claims a suffix far longer than the value.
+                try tx.put([0x7F, 0x7F, 0x7F], forKey: first, in: database)
+            }
+            let error = try #require(throws: EventStoreError.self) { try Self.dueOrder(store) }
+            #expect(error.code == .corrupt)
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.kind == "corrupt" && $0.database == "indexes" }, "\(report.problems)")
         }
     }
 

@@ -47,12 +47,17 @@ struct IndexRunsTests {
         try IndexRuns.write(entries.map { (key($0.0), $0.1) }, tx: tx, database: database, state: state)
     }
 
-    /// Every raw entry: key (run id, then the text) and whether it is a tombstone.
+    /// Every stored entry, block by block: its run, its key's text and whether it is a tombstone.
     static func raw(_ tx: ReadTransaction, _ database: Database) throws -> [(run: UInt32, key: String, dead: Bool)] {
         var entries: [(run: UInt32, key: String, dead: Bool)] = []
+        let block = IndexRunBlock.Decoded()
         try tx.forEach(in: database) { key, value in
             let run = key.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            entries.append((run, String(decoding: key.dropFirst(8), as: UTF8.self), value.elementsEqual([1])))
+            try IndexRunBlock.decode(first: UnsafeRawBufferPointer(rebasing: key[4...]), value: value, into: block)
+            for (index, entry) in block.entries.enumerated() {
+                let text = block.withKey(index) { String(decoding: $0.dropFirst(4), as: UTF8.self) }
+                entries.append((run, text, !entry.live))
+            }
             return true
         }
         return entries
@@ -141,6 +146,67 @@ struct IndexRunsTests {
             #expect(directory.nextRun == 2)
             #expect(try Self.live(tx, database, state) == ["b", "c", "d"])
         }
+    }
+
+    /// Entries share blocks of about ``IndexRunBlock/targetBytes``, never across two indexes,
+    /// and a walk that starts or ends inside a block finds its place there.
+    @Test func blocksHoldManyEntriesOfOneIndexAndWalksSeekInsideThem() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            let keys = (0..<500).map { "k" + String(String(10_000 + $0).dropFirst()) }
+            var entries = keys.map { (key: Self.key($0), live: true) }
+            // A second index's entries after the first's.
+            entries += (0..<20).map { (key: [0, 0, 0, 10] + Array("z\($0)".utf8), live: true) }
+            try IndexRuns.write(
+                entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }, tx: tx, database: database, state: state)
+            var blocks: [[UInt8]] = []
+            try tx.forEach(in: database) { key, value in
+                #expect(value.count < IndexRunBlock.targetBytes + 32)
+                blocks.append(Array(key))
+                return true
+            }
+            #expect(blocks.count > 3 && blocks.count < 60, "\(blocks.count) blocks for 520 entries")
+            #expect(
+                blocks.contains { $0[4..<8].elementsEqual([0, 0, 0, 10]) && $0.count == 8 + 2 }, "z0 opens a block")
+            #expect(try Self.raw(tx, database).count == 520)
+            #expect(try Self.live(tx, database, state, from: "k0123", to: "k0126") == ["k0123", "k0124", "k0125"])
+            #expect(
+                try Self.live(tx, database, state, from: "k0122x", to: "k0125x", descending: true)
+                    == ["k0125", "k0124", "k0123"])
+            #expect(try Self.live(tx, database, state, from: "k0499") == ["k0499"])
+            #expect(try Self.live(tx, database, state, to: "k0001") == ["k0000"])
+            #expect(try Self.live(tx, database, state).count == 500)
+            // Dropping the first index deletes its blocks and keeps the other's.
+            try IndexRuns.drop(indexPrefix: [0, 0, 0, 9], tx: tx, database: database, state: state)
+            #expect(try Self.raw(tx, database).map(\.key) == (0..<20).map { "z\($0)" }.sorted())
+            #expect(try IndexRunDirectory.load(tx: tx, state: state).runs.map(\.entries) == [20])
+        }
+    }
+
+    @Test func blocksThatDoNotDecodeAreCorrupt() throws {
+        let first = Array("abc".utf8)
+        let decoded = IndexRunBlock.Decoded()
+        for bad in [
+            [],  // no entry
+            [2, 0],  // the first entry does not share the block's key
+            [3, 2, 9],  // the first entry has a suffix
+            [3, 0, 3, 2],  // a suffix longer than the value
+            [3, 0, 1, 2, 0x61],  // "aa" after "abc": out of order
+            [3, 0, 4, 2, 0x61],  // shares more than the previous key has
+        ] as [[UInt8]] {
+            #expect(throws: EventStoreError.self) {
+                try first.withUnsafeBytes { first in
+                    try bad.withUnsafeBytes { try IndexRunBlock.decode(first: first, value: $0, into: decoded) }
+                }
+            }
+        }
+        // "abc" live, then "abd" dead.
+        try first.withUnsafeBytes { first in
+            try ([3, 0, 2, 3, 0x64] as [UInt8]).withUnsafeBytes {
+                try IndexRunBlock.decode(first: first, value: $0, into: decoded)
+            }
+        }
+        #expect(decoded.entries.map(\.live) == [true, false])
+        #expect(decoded.withKey(1) { Array($0) } == Array("abd".utf8))
     }
 
     @Test func directoriesRoundTripAndBadBytesAreCorrupt() throws {

@@ -1,7 +1,8 @@
 // libFuzzer target: the binary event decoder (the value format of the `events` database), the
 // item-state decoder (the `items` database), the configuration record decoder (with its
 // collection schemas and upcast steps; the `meta` database) and the declared indexes' run
-// directory (the `state` database). Built by Tools/Fuzz/run.sh.
+// directory (the `state` database) and blocks (`indexes`: the input's first byte is the length
+// of the block's first key, which follows, then the value). Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
 #if canImport(Glibc)
@@ -31,6 +32,21 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(Set(directory.runs.map(\.id)).count == directory.runs.count, "a run listed twice")
         let again = directory.encoded().withUnsafeBytes { try? IndexRunDirectory(decoding: $0) }
         precondition(again == directory, "index run directory round trip changed it")
+    }
+    if let length = bytes.first, Int(length) < bytes.count {
+        bytes.withUnsafeBytes { buffer in
+            let first = UnsafeRawBufferPointer(rebasing: buffer[1..<1 + Int(length)])
+            let value = UnsafeRawBufferPointer(rebasing: buffer[(1 + Int(length))...])
+            let block = IndexRunBlock.Decoded()
+            guard (try? IndexRunBlock.decode(first: first, value: value, into: block)) != nil else { return }
+            precondition(block.key(0).elementsEqual(first), "a block starts with its key's entry")
+            for index in block.entries.indices.dropFirst() {
+                precondition(
+                    compareBytes(block.key(index - 1), block.key(index)) < 0, "a block's keys must grow")
+            }
+            precondition(
+                (try? IndexRunBlock.entryCount(value)) == block.entries.count, "entry count differs from the entries")
+        }
     }
     return 0
 }

@@ -56,7 +56,9 @@ struct EventStoreQueries {
         let store = try Store.open(at: path, configuration: EventStoreQueries.configuration(indexes: indexes))
         defer { store.close() }
         var result = ChildResult()
-        result.figures["tasks.append.idx\(indexes)"] = try EventStoreQueries.fill(store, with: tasks).rate(tasks.count)
+        let watch = try EventStoreQueries.fill(store, with: tasks)
+        result.figures["tasks.append.idx\(indexes)"] = watch.rate(tasks.count)
+        result.figures["tasks.slowest.idx\(indexes)"] = watch.slowestMilliseconds
         guard indexes == QuerySuite.indexes.count else { return result }
 
         let suite = QuerySuite(workload: workload, count: queries)

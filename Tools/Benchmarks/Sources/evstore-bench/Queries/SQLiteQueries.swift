@@ -99,6 +99,7 @@ struct SQLiteQueries {
             start += batch.count
         }
         result.figures["tasks.append.idx\(indexes)"] = watch.rate(tasks.count)
+        result.figures["tasks.slowest.idx\(indexes)"] = watch.slowestMilliseconds
         guard indexes == QuerySuite.indexes.count else { return result }
 
         let suite = QuerySuite(workload: workload, count: queries)

@@ -41,6 +41,9 @@ extension Report {
                 Row("  slowdown, three indexes", "tasks.slowdown.idx3", .percent),
                 Row("  bytes written per event, no index (KiB)", "written.tasks.idx0", .kibibytes),
                 Row("  bytes written per event, one index (KiB)", "written.tasks.idx1", .kibibytes),
+                Row("  slowest commit, no index (ms)", "tasks.slowest.idx0", .milliseconds),
+                Row("  slowest commit, one index (ms)", "tasks.slowest.idx1", .milliseconds),
+                Row("  slowest commit, three indexes (ms)", "tasks.slowest.idx3", .milliseconds),
             ]
         ),
         (

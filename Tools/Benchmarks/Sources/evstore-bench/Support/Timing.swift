@@ -18,13 +18,22 @@ func monotonicNanoseconds() -> UInt64 {
 /// step (building changes, encoding rows) stays outside the figure.
 struct Stopwatch {
     private(set) var nanoseconds: UInt64 = 0
+    /// The longest single measurement.
+    private(set) var slowest: UInt64 = 0
 
     @inline(__always)
     mutating func measure<T>(_ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
-        defer { nanoseconds += monotonicNanoseconds() - start }
+        defer {
+            let elapsed = monotonicNanoseconds() - start
+            nanoseconds += elapsed
+            slowest = max(slowest, elapsed)
+        }
         return try body()
     }
+
+    /// The longest single measurement, in milliseconds.
+    var slowestMilliseconds: Double { Double(slowest) / 1e6 }
 
     var seconds: Double { Double(nanoseconds) / 1e9 }
 

@@ -11,6 +11,9 @@ import LMDB
 /// u8      format (1)
 /// varint  next run id
 /// varint  run count, then per run (oldest first): varint id, varint entries (tombstones included)
+/// u8      1 when a merge is under way, then: varint input count, varint input ids (adjacent
+///         runs, oldest first), varint output id, varint entries written, varint length and
+///         bytes of the last entry key written (length 0: none yet)
 /// ```
 struct IndexRunDirectory: Equatable {
     /// A live run.
@@ -20,9 +23,21 @@ struct IndexRunDirectory: Equatable {
         var entries: UInt64
     }
 
+    /// A merge too large for one commit, spread over the following ones: `inputs` (adjacent
+    /// live runs) are copied, in key order, into run `output`, which no query reads until the
+    /// last key is copied; then the output takes the inputs' place and they are deleted.
+    struct Merge: Equatable {
+        var inputs: [UInt32]
+        var output: UInt32
+        var written: UInt64 = 0
+        /// The last entry key copied (`nil`: none yet).
+        var resumeAfter: [UInt8]?
+    }
+
     var nextRun: UInt32 = 1
     /// Oldest first: a later run's entry overrides an earlier one's with the same key.
     var runs: [Run] = []
+    var merge: Merge?
 
     static let key = Array("index.runs".utf8)
     static let formatVersion: UInt8 = 1
@@ -52,18 +67,23 @@ struct IndexRunDirectory: Equatable {
 
     /// The runs to merge next (adjacent, oldest first), or `nil` when none need merging: the
     /// newest `fanIn` adjacent runs of one tier, or, above ``maxRuns``, the cheapest window.
+    /// Runs that a merge under way reads are left out.
     func nextMerge() -> Range<Int>? {
         let fanIn = IndexRunDirectory.fanIn
-        guard runs.count >= fanIn else { return nil }
+        let busy = Set(merge?.inputs ?? [])
+        let free = runs.indices.filter { !busy.contains(runs[$0].id) }
+        guard free.count >= fanIn else { return nil }
+        // Windows of adjacent runs none of which is busy.
+        func isFree(_ window: Range<Int>) -> Bool { !runs[window].contains { busy.contains($0.id) } }
         let tiers = runs.map { IndexRunDirectory.tier($0.entries) }
         for end in stride(from: runs.count, through: fanIn, by: -1) {
             let window = (end - fanIn)..<end
-            if tiers[window].allSatisfy({ $0 == tiers[window.lowerBound] }) { return window }
+            if isFree(window), tiers[window].allSatisfy({ $0 == tiers[window.lowerBound] }) { return window }
         }
-        guard runs.count > IndexRunDirectory.maxRuns else { return nil }
-        var best = 0..<fanIn
+        guard free.count > IndexRunDirectory.maxRuns else { return nil }
+        var best: Range<Int>?
         var bestSize = UInt64.max
-        for start in 0...(runs.count - fanIn) {
+        for start in 0...(runs.count - fanIn) where isFree(start..<(start + fanIn)) {
             let size = runs[start..<(start + fanIn)].reduce(UInt64(0)) { $0 &+ $1.entries }
             if size < bestSize {
                 bestSize = size
@@ -81,6 +101,17 @@ struct IndexRunDirectory: Equatable {
         for run in runs {
             writer.write(varint: UInt64(run.id))
             writer.write(varint: run.entries)
+        }
+        if let merge {
+            writer.write(UInt8(1))
+            writer.write(varint: merge.inputs.count)
+            for id in merge.inputs { writer.write(varint: UInt64(id)) }
+            writer.write(varint: UInt64(merge.output))
+            writer.write(varint: merge.written)
+            writer.write(varint: merge.resumeAfter?.count ?? 0)
+            writer.write(raw: merge.resumeAfter ?? [])
+        } else {
+            writer.write(UInt8(0))
         }
         return writer.bytes
     }
@@ -107,6 +138,30 @@ struct IndexRunDirectory: Equatable {
             }
             runs.append(Run(id: UInt32(id), entries: try reader.readVarint()))
         }
+        switch try reader.readByte() {
+        case 0: break
+        case 1:
+            let inputCount = try reader.readCount(minimumBytesEach: 1)
+            var inputs: [UInt32] = []
+            for _ in 0..<inputCount {
+                let id = try reader.readVarint()
+                guard id < next else { throw ByteReader.corrupt("index run directory (merge input)") }
+                inputs.append(UInt32(id))
+            }
+            // The inputs are adjacent live runs, in order.
+            guard let first = runs.firstIndex(where: { $0.id == inputs.first }),
+                first + inputs.count <= runs.count, runs[first..<(first + inputs.count)].map(\.id) == inputs
+            else { throw ByteReader.corrupt("index run directory (merge inputs)") }
+            let output = try reader.readVarint()
+            guard output < next, !seen.contains(UInt32(output)) else {
+                throw ByteReader.corrupt("index run directory (merge output)")
+            }
+            let written = try reader.readVarint()
+            let length = try reader.readCount(minimumBytesEach: 1)
+            let resume = length == 0 ? nil : Array(try reader.readBytes(length))
+            merge = Merge(inputs: inputs, output: UInt32(output), written: written, resumeAfter: resume)
+        default: throw ByteReader.corrupt("index run directory (merge flag)")
+        }
         guard reader.isAtEnd else { throw ByteReader.corrupt("index run directory (trailing bytes)") }
     }
 
@@ -118,7 +173,7 @@ struct IndexRunDirectory: Equatable {
 
     /// Stores the directory, or removes it when no run is left.
     func save(tx: WriteTransaction, state: Database) throws {
-        if runs.isEmpty && nextRun == 1 {
+        if runs.isEmpty && nextRun == 1 && merge == nil {
             _ = try tx.delete(IndexRunDirectory.key, in: state)
         } else {
             try tx.put(encoded(), forKey: IndexRunDirectory.key, in: state)

@@ -14,9 +14,11 @@ import LMDB
 /// appended. The newest run holding a key decides it (``IndexRunWalk``); a merge replaces
 /// adjacent runs by one new run in their place among the others (``IndexRunDirectory``) and
 /// drops the entries the newer of its inputs override, and, when it includes the oldest run, the
-/// tombstones. Each merge runs whole inside the commit that makes it due: `fanIn` runs of one
-/// size tier at a time, so an entry is rewritten about once per tier (log base 8 of the index's
-/// size). Reading, writing and deleting go a block at a time.
+/// tombstones. `fanIn` runs of one size tier are merged at a time, so an entry is rewritten about
+/// once per tier (log base 8 of the index's size). A merge within the commit's budget
+/// (``budget(forEntries:)``) runs whole inside the commit that makes it due; a larger one is
+/// copied over the following commits, a budget at a time, while queries go on reading its
+/// inputs (``IndexRunDirectory/Merge``). Reading, writing and deleting go a block at a time.
 enum IndexRuns {
     /// Bytes of a key's run prefix.
     static let prefixBytes = 4
@@ -27,9 +29,10 @@ enum IndexRuns {
     /// Writes `entries` (entry keys, sorted by their bytes, each once, with whether it is live)
     /// as a new run, then makes the merges that fall due, all in `tx`.
     static func write(
-        _ entries: [(key: [UInt8], live: Bool)], tx: WriteTransaction, database: Database, state: Database
+        _ entries: [(key: [UInt8], live: Bool)], tx: WriteTransaction, database: Database, state: Database,
+        budget: UInt64? = nil
     ) throws {
-        try write(count: entries.count, tx: tx, database: database, state: state) { put in
+        try write(count: entries.count, tx: tx, database: database, state: state, budget: budget) { put in
             for entry in entries { try entry.key.withUnsafeBytes { try put($0, entry.live) } }
         }
     }
@@ -37,8 +40,10 @@ enum IndexRuns {
     /// Writes the `count` entries that `entries` hands to its `put` (entry keys, sorted by their
     /// bytes, each once, with whether it is live) as a new run, then makes the merges that fall
     /// due, all in `tx`.
+    ///
+    /// - Parameter budget: The entries the commit's merges may copy (`nil`: ``budget(forEntries:)``).
     static func write(
-        count: Int, tx: WriteTransaction, database: Database, state: Database,
+        count: Int, tx: WriteTransaction, database: Database, state: Database, budget: UInt64? = nil,
         entries: ((_ put: (_ key: UnsafeRawBufferPointer, _ live: Bool) throws -> Void) throws -> Void)
     ) throws {
         guard count > 0 else { return }
@@ -46,6 +51,7 @@ enum IndexRuns {
         if directory.nextRun > IndexRuns.lastRunID {
             // The ids ran out (after about four billion runs): every run is merged into one with
             // id 0, and the ids start over.
+            try cancelMerge(of: &directory, tx: tx, database: database)
             if !directory.runs.isEmpty {
                 try merge(0..<directory.runs.count, of: &directory, tx: tx, database: database, as: 0)
             }
@@ -58,10 +64,85 @@ enum IndexRuns {
             try writer.flush(cursor: cursor)
         }
         directory.runs.append(IndexRunDirectory.Run(id: id, entries: UInt64(count)))
+        var budget = budget ?? IndexRuns.budget(forEntries: count)
+        // Merges within the budget run whole, so that small runs never pile up behind a large
+        // merge; the first larger one is spread over this commit and the following ones.
         while let window = directory.nextMerge() {
-            try merge(window, of: &directory, tx: tx, database: database)
+            let size = directory.runs[window].reduce(UInt64(0)) { $0 &+ $1.entries }
+            if size <= budget {
+                try merge(window, of: &directory, tx: tx, database: database)
+            } else if directory.merge == nil {
+                directory.merge = IndexRunDirectory.Merge(
+                    inputs: directory.runs[window].map(\.id), output: directory.newRun())
+            } else {
+                break
+            }
         }
+        try continueMerge(of: &directory, budget: &budget, tx: tx, database: database)
         try directory.save(tx: tx, state: state)
+    }
+
+    /// The entries a commit that writes `count` index entries may copy in merges: eight times
+    /// its own, and at least 16,384. Merges up to that size run whole in the commit that makes
+    /// them due; a larger one copies that many entries a commit. An index that grows by `n`
+    /// entries a commit copies about `2n` a commit in merges at 200k entries (about once per
+    /// tier), so the budget keeps up with the merges that fall due while bounding what one commit
+    /// spends on them.
+    static func budget(forEntries count: Int) -> UInt64 {
+        max(32_768, 16 * UInt64(count))
+    }
+
+    /// Copies up to `budget` entries of the merge under way into its output, and completes it
+    /// when the inputs are exhausted: the output takes their place and they are deleted.
+    private static func continueMerge(
+        of directory: inout IndexRunDirectory, budget: inout UInt64, tx: WriteTransaction, database: Database
+    ) throws {
+        guard var merge = directory.merge, budget > 0 else { return }
+        guard let first = directory.runs.firstIndex(where: { $0.id == merge.inputs[0] }) else {
+            throw EventStoreError(.corrupt, "the index merge under way reads runs the index directory does not hold")
+        }
+        let window = first..<(first + merge.inputs.count)
+        let inputs = Array(directory.runs[window])
+        // Nothing older can hold a key a tombstone would hide: tombstones of the oldest run go.
+        let keepsTombstones = first > 0
+        // The smallest key after the last one copied.
+        let start = merge.resumeAfter.map { $0 + [0] } ?? []
+        var writer = IndexRunBlock.Writer(run: merge.output, appends: false)
+        var copied: UInt64 = 0
+        var last: [UInt8]?
+        let exhausted = try IndexRunWalk.withWalk(over: inputs, in: database, tx: tx, start: start) { walk in
+            try tx.withWriteCursor(on: database) { cursor in
+                var more = true
+                while copied < budget, more {
+                    more = try walk.next { key, live in
+                        copied += 1
+                        last = Array(key)
+                        guard live || keepsTombstones else { return }
+                        try writer.add(key, live: live, cursor: cursor)
+                    }
+                }
+                try writer.flush(cursor: cursor)
+                return !more
+            }
+        }
+        budget -= min(budget, copied)
+        merge.written += writer.count
+        if let last { merge.resumeAfter = last }
+        guard exhausted else {
+            directory.merge = merge
+            return
+        }
+        for run in inputs { try deleteRun(run.id, tx: tx, database: database) }
+        directory.runs.replaceSubrange(
+            window, with: merge.written > 0 ? [IndexRunDirectory.Run(id: merge.output, entries: merge.written)] : [])
+        directory.merge = nil
+    }
+
+    /// Abandons the merge under way, if any: its output is deleted, its inputs stay.
+    static func cancelMerge(of directory: inout IndexRunDirectory, tx: WriteTransaction, database: Database) throws {
+        guard let merge = directory.merge else { return }
+        try deleteRun(merge.output, tx: tx, database: database)
+        directory.merge = nil
     }
 
     /// The largest id a commit's run takes: the ids above are left for its merges.
@@ -107,6 +188,8 @@ enum IndexRuns {
     /// Removes every entry of the index whose key prefix is `indexPrefix`, from every run.
     static func drop(indexPrefix: [UInt8], tx: WriteTransaction, database: Database, state: Database) throws {
         var directory = try IndexRunDirectory.load(tx: tx, state: state)
+        // A later commit starts the merge again, without the dropped index's entries.
+        try cancelMerge(of: &directory, tx: tx, database: database)
         for (position, run) in directory.runs.enumerated() {
             let start = prefix(run.id) + indexPrefix
             // Blocks hold one index's entries each: the index's blocks go whole.

@@ -41,10 +41,11 @@ struct IndexRunsTests {
         }
     }
 
-    static func write(_ entries: [(String, Bool)], _ tx: WriteTransaction, _ database: Database, _ state: Database)
-        throws
-    {
-        try IndexRuns.write(entries.map { (key($0.0), $0.1) }, tx: tx, database: database, state: state)
+    static func write(
+        _ entries: [(String, Bool)], _ tx: WriteTransaction, _ database: Database, _ state: Database,
+        budget: UInt64? = nil
+    ) throws {
+        try IndexRuns.write(entries.map { (key($0.0), $0.1) }, tx: tx, database: database, state: state, budget: budget)
     }
 
     /// Every stored entry, block by block: its run, its key's text and whether it is a tombstone.
@@ -209,16 +210,71 @@ struct IndexRunsTests {
         #expect(decoded.withKey(1) { Array($0) } == Array("abd".utf8))
     }
 
+    /// A merge larger than a commit's budget is copied over the following commits while queries
+    /// read its inputs, then takes their place; changes made meanwhile stay on top of it.
+    @Test func aLargeMergeIsSpreadOverTheFollowingCommits() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            var expected = Set<String>()
+            for run in 0..<8 {
+                let entries = (0..<10).map { ("r\(run)-\($0)", true) }
+                expected.formUnion(entries.map(\.0))
+                try Self.write(entries, tx, database, state, budget: 25)
+            }
+            var directory = try IndexRunDirectory.load(tx: tx, state: state)
+            let merge = try #require(directory.merge, "80 entries do not fit a budget of 25")
+            #expect(merge.inputs.count == 8)
+            #expect(merge.written == 25)
+            #expect(directory.runs.count == 8, "the inputs stay runs until the merge completes")
+            #expect(try Self.live(tx, database, state) == expected.sorted(by: utf8Less))
+            // Commits go on: one deletes an input's entry, one adds an entry.
+            try Self.write([("r3-4", false)], tx, database, state, budget: 25)
+            expected.remove("r3-4")
+            #expect(try Self.live(tx, database, state) == expected.sorted(by: utf8Less))
+            try Self.write([("s", true)], tx, database, state, budget: 25)
+            expected.insert("s")
+            #expect(try IndexRunDirectory.load(tx: tx, state: state).merge?.written == 75)
+            #expect(try Self.live(tx, database, state) == expected.sorted(by: utf8Less))
+            try Self.write([("t", true)], tx, database, state, budget: 25)
+            expected.insert("t")
+            directory = try IndexRunDirectory.load(tx: tx, state: state)
+            #expect(directory.merge == nil, "the fourth commit copied the last 5 entries")
+            #expect(directory.runs.map(\.entries) == [80, 1, 1, 1])
+            #expect(try Self.live(tx, database, state) == expected.sorted(by: utf8Less))
+            #expect(try Self.raw(tx, database).count == 83, "the inputs are deleted")
+        }
+    }
+
+    @Test func droppingAnIndexAbandonsTheMergeUnderWay() throws {
+        try Self.withIndexDatabase { tx, database, state in
+            for run in 0..<8 {
+                try Self.write((0..<10).map { ("r\(run)-\($0)", true) }, tx, database, state, budget: 25)
+            }
+            #expect(try IndexRunDirectory.load(tx: tx, state: state).merge != nil)
+            try IndexRuns.drop(indexPrefix: [0, 0, 0, 9], tx: tx, database: database, state: state)
+            let directory = try IndexRunDirectory.load(tx: tx, state: state)
+            #expect(directory.merge == nil && directory.runs.isEmpty)
+            #expect(try Self.raw(tx, database).isEmpty)
+        }
+    }
+
     @Test func directoriesRoundTripAndBadBytesAreCorrupt() throws {
         var directory = IndexRunDirectory()
         directory.nextRun = 300
         directory.runs = [.init(id: 7, entries: 70_000), .init(id: 299, entries: 1)]
         let bytes = directory.encoded()
         #expect(try bytes.withUnsafeBytes { try IndexRunDirectory(decoding: $0) } == directory)
+        directory.merge = .init(inputs: [7, 299], output: 12, written: 9, resumeAfter: [1, 2, 3])
+        let merging = directory.encoded()
+        #expect(try merging.withUnsafeBytes { try IndexRunDirectory(decoding: $0) } == directory)
         for bad in [
             [], [2, 1, 0], Array(bytes.dropLast()), bytes + [0],
-            [1, 5, 1, 5, 1],  // a run id at the next id
-            [1, 5, 2, 1, 1, 1, 1],  // a run listed twice
+            [1, 5, 1, 5, 1, 0],  // a run id at the next id
+            [1, 5, 2, 1, 1, 1, 1, 0],  // a run listed twice
+            [1, 5, 2, 1, 1, 2, 1, 2],  // an unknown merge flag
+            [1, 5, 3, 1, 1, 2, 1, 3, 1, 1, 2, 1, 3, 4, 0, 0],  // inputs that are not adjacent
+            [1, 5, 2, 1, 1, 2, 1, 1, 2, 2, 1, 2, 0, 0],  // inputs out of order
+            [1, 5, 2, 1, 1, 2, 1, 1, 2, 1, 2, 2, 0, 0],  // an output that is a live run
+            Array(merging.dropLast()),
         ] as [[UInt8]] {
             #expect(throws: EventStoreError.self) { try bad.withUnsafeBytes { try IndexRunDirectory(decoding: $0) } }
         }

@@ -40,13 +40,13 @@ struct IndexAudit {
                     if order < 0, let key = liveKey {
                         report.record(
                             .init(
-                                kind: "unexpected", database: IndexAudit.databaseName, key: IndexAudit.readable(key),
+                                kind: "unexpected", database: IndexAudit.databaseName, key: key.withUnsafeBytes(hex),
                                 detail: "not in a rebuild from the log"))
                         liveKey = try left()
                     } else if order > 0, let key = rebuiltKey {
                         report.record(
                             .init(
-                                kind: "missing", database: IndexAudit.databaseName, key: IndexAudit.readable(key),
+                                kind: "missing", database: IndexAudit.databaseName, key: key.withUnsafeBytes(hex),
                                 detail: "a rebuild from the log has it"))
                         rebuiltKey = try right()
                     } else {
@@ -105,18 +105,12 @@ struct IndexAudit {
         _ body: (() throws -> [UInt8]?) throws -> Void
     ) throws {
         guard let database = side.databases.indexes else { return try body { nil } }
-        let directory = try IndexRunDirectory.load(tx: side.tx, state: side.databases.state)
-        try IndexRunWalk.withWalk(over: directory.runs, in: database, tx: side.tx) { walk in
+        try IndexRunWalk.withWalk(overRunsListedIn: side.databases.state, in: database, tx: side.tx) { walk in
             try body {
                 var found: [UInt8]?
                 while found == nil, try walk.next({ key, live in if live { found = Array(key) } }) {}
                 return found
             }
         }
-    }
-
-    /// An entry key as a report shows it (hex: index id, components, item id).
-    static func readable(_ key: [UInt8]) -> String {
-        key.withUnsafeBytes { hex($0) }
     }
 }

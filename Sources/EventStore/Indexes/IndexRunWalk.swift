@@ -43,6 +43,17 @@ struct IndexRunWalk {
         }
     }
 
+    /// ``withWalk(over:in:tx:start:end:descending:_:)`` over the runs of the directory that
+    /// generation database `state` holds (``IndexRunDirectory``).
+    static func withWalk<T>(
+        overRunsListedIn state: Database, in database: Database, tx: ReadTransaction, start: [UInt8] = [],
+        end: [UInt8]? = nil, descending: Bool = false, _ body: (inout IndexRunWalk) throws -> T
+    ) throws -> T {
+        try withWalk(
+            over: try IndexRunDirectory.load(tx: tx, state: state).runs, in: database, tx: tx, start: start, end: end,
+            descending: descending, body)
+    }
+
     private init(heads: [Head], start: [UInt8], end: [UInt8]?, descending: Bool) {
         self.heads = heads
         self.current = Array(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: heads.count)

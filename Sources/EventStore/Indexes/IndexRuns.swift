@@ -82,8 +82,8 @@ enum IndexRuns {
         try directory.save(tx: tx, state: state)
     }
 
-    /// The entries a commit that writes `count` index entries may copy in merges: eight times
-    /// its own, and at least 16,384. Merges up to that size run whole in the commit that makes
+    /// The entries a commit that writes `count` index entries may copy in merges: sixteen times
+    /// its own, and at least 32,768. Merges up to that size run whole in the commit that makes
     /// them due; a larger one copies that many entries a commit. An index that grows by `n`
     /// entries a commit copies about `2n` a commit in merges at 200k entries (about once per
     /// tier), so the budget keeps up with the merges that fall due while bounding what one commit
@@ -93,11 +93,25 @@ enum IndexRuns {
     }
 
     /// Copies up to `budget` entries of the merge under way into its output, and completes it
-    /// when the inputs are exhausted: the output takes their place and they are deleted.
+    /// when its inputs are exhausted.
     private static func continueMerge(
         of directory: inout IndexRunDirectory, budget: inout UInt64, tx: WriteTransaction, database: Database
     ) throws {
         guard var merge = directory.merge, budget > 0 else { return }
+        let done = try copy(&merge, of: &directory, budget: &budget, appends: false, tx: tx, database: database)
+        directory.merge = done ? nil : merge
+    }
+
+    /// Copies the next keys of `merge`'s inputs into its output, up to `budget` of them, and
+    /// completes the merge when the inputs are exhausted: the output takes their place among the
+    /// runs and they are deleted.
+    ///
+    /// - Parameter appends: Whether the output's keys sort after every key of the database.
+    /// - Returns: Whether the merge is complete.
+    private static func copy(
+        _ merge: inout IndexRunDirectory.Merge, of directory: inout IndexRunDirectory, budget: inout UInt64,
+        appends: Bool, tx: WriteTransaction, database: Database
+    ) throws -> Bool {
         guard let first = directory.runs.firstIndex(where: { $0.id == merge.inputs[0] }) else {
             throw EventStoreError(.corrupt, "the index merge under way reads runs the index directory does not hold")
         }
@@ -107,16 +121,18 @@ enum IndexRuns {
         let keepsTombstones = first > 0
         // The smallest key after the last one copied.
         let start = merge.resumeAfter.map { $0 + [0] } ?? []
-        var writer = IndexRunBlock.Writer(run: merge.output, appends: false)
+        var writer = IndexRunBlock.Writer(run: merge.output, appends: appends)
         var copied: UInt64 = 0
         var last: [UInt8]?
+        // The walk decodes each block into memory of its own, so the output's writes leave it valid.
         let exhausted = try IndexRunWalk.withWalk(over: inputs, in: database, tx: tx, start: start) { walk in
             try tx.withWriteCursor(on: database) { cursor in
                 var more = true
                 while copied < budget, more {
                     more = try walk.next { key, live in
                         copied += 1
-                        last = Array(key)
+                        // Only the step's last key is where the next step resumes.
+                        if copied == budget { last = Array(key) }
                         guard live || keepsTombstones else { return }
                         try writer.add(key, live: live, cursor: cursor)
                     }
@@ -127,15 +143,14 @@ enum IndexRuns {
         }
         budget -= min(budget, copied)
         merge.written += writer.count
-        if let last { merge.resumeAfter = last }
         guard exhausted else {
-            directory.merge = merge
-            return
+            if let last { merge.resumeAfter = last }
+            return false
         }
         for run in inputs { try deleteRun(run.id, tx: tx, database: database) }
         directory.runs.replaceSubrange(
             window, with: merge.written > 0 ? [IndexRunDirectory.Run(id: merge.output, entries: merge.written)] : [])
-        directory.merge = nil
+        return true
     }
 
     /// Abandons the merge under way, if any: its output is deleted, its inputs stay.
@@ -148,32 +163,17 @@ enum IndexRuns {
     /// The largest id a commit's run takes: the ids above are left for its merges.
     static let lastRunID = UInt32.max - (1 << 16)
 
-    /// Replaces the runs in `window` (adjacent, oldest first) by one new run in their place.
+    /// Replaces the runs in `window` (adjacent, oldest first) by one new run in their place, in
+    /// this commit.
     static func merge(
         _ window: Range<Int>, of directory: inout IndexRunDirectory, tx: WriteTransaction, database: Database,
         as fixedID: UInt32? = nil
     ) throws {
-        let inputs = Array(directory.runs[window])
-        let output: UInt32
-        if let fixedID { output = fixedID } else { output = directory.newRun() }
-        // Nothing older can hold a key a tombstone would hide: tombstones of the oldest run go.
-        let keepsTombstones = window.lowerBound > 0
-        var writer = IndexRunBlock.Writer(run: output, appends: fixedID == nil)
-        // The walk decodes each block into memory of its own, so the output's writes leave it
-        // valid.
-        try IndexRunWalk.withWalk(over: inputs, in: database, tx: tx) { walk in
-            try tx.withWriteCursor(on: database) { cursor in
-                while try walk.next({ key, live in
-                    guard live || keepsTombstones else { return }
-                    try writer.add(key, live: live, cursor: cursor)
-                }) {}
-                try writer.flush(cursor: cursor)
-            }
-        }
-        let written = writer.count
-        for run in inputs { try deleteRun(run.id, tx: tx, database: database) }
-        directory.runs.replaceSubrange(
-            window, with: written > 0 ? [IndexRunDirectory.Run(id: output, entries: written)] : [])
+        var merge = IndexRunDirectory.Merge(
+            inputs: directory.runs[window].map(\.id), output: fixedID ?? directory.newRun())
+        var unlimited = UInt64.max
+        // A fixed id (0) sorts below the inputs: its keys are not appended.
+        _ = try copy(&merge, of: &directory, budget: &unlimited, appends: fixedID == nil, tx: tx, database: database)
     }
 
     /// Deletes every key of run `id`.
@@ -206,18 +206,5 @@ enum IndexRuns {
         }
         directory.runs.removeAll { $0.entries == 0 }
         try directory.save(tx: tx, state: state)
-    }
-
-    /// Calls `body` with each live entry key of the index whose key prefix is `indexPrefix`, or
-    /// of every index (`nil`), in key order, until it returns `false`.
-    static func forEachLive(
-        indexPrefix: [UInt8]? = nil, tx: ReadTransaction, database: Database, state: Database,
-        _ body: (UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        let directory = try IndexRunDirectory.load(tx: tx, state: state)
-        try IndexRunWalk.withWalk(
-            over: directory.runs, in: database, tx: tx, start: indexPrefix ?? [],
-            end: indexPrefix.flatMap(IndexKey.successor(of:))
-        ) { walk in try walk.forEachLive(body) }
     }
 }

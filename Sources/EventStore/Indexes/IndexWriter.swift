@@ -29,15 +29,13 @@ struct IndexWriter {
         }
     }
 
-    let database: Database
     /// The declared indexes by collection.
     let definitions: [String: [IndexDefinition]]
     /// The same, prepared for writing keys.
     private let byCollection: [String: [Prepared]]
 
     init?(definitions: [IndexDefinition], database: Database?) {
-        guard let database, !definitions.isEmpty else { return nil }
-        self.database = database
+        guard database != nil, !definitions.isEmpty else { return nil }
         self.definitions = Dictionary(grouping: definitions, by: \.collection)
         self.byCollection = self.definitions.mapValues { $0.map(Prepared.init) }
     }

@@ -149,10 +149,9 @@ struct QueryExecutor {
         in database: Database, start: [UInt8]? = nil, end: [UInt8]?? = nil,
         _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        let directory = try IndexRunDirectory.load(tx: reader.tx, state: try reader.projection.state)
         try IndexRunWalk.withWalk(
-            over: directory.runs, in: database, tx: reader.tx, start: start ?? planned.start, end: end ?? planned.end,
-            descending: planned.descending
+            overRunsListedIn: try reader.projection.state, in: database, tx: reader.tx, start: start ?? planned.start,
+            end: end ?? planned.end, descending: planned.descending
         ) { walk in try walk.forEachLive(body) }
     }
 

@@ -93,24 +93,32 @@ struct ByteReader {
         return string
     }
 
-    /// The string of `bytes` when they are valid UTF-8.
-    static func string(validating bytes: UnsafeRawBufferPointer) -> String? {
-        // ASCII (field names, ids, most values) is valid as it is: checked a word at a time.
-        var ascii = true
+    /// Whether `bytes` are ASCII, checked a word at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         let count = bytes.count
         while index + 8 <= count {
-            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
-                ascii = false
-                break
-            }
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
             index += 8
         }
-        while ascii && index < count {
-            if bytes[index] >= 0x80 { ascii = false }
+        while index < count {
+            if bytes[index] >= 0x80 { return false }
             index += 1
         }
-        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        return true
+    }
+
+    /// Whether `bytes` are valid UTF-8 (without making a string of ASCII).
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isASCII(bytes) || string(validating: bytes) != nil
+    }
+
+    /// The string of `bytes` when they are valid UTF-8.
+    static func string(validating bytes: UnsafeRawBufferPointer) -> String? {
+        // ASCII (field names, ids, most values) is valid as it is.
+        let count = bytes.count
+        if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
         // Decoding repairs invalid UTF-8; the bytes were valid exactly when nothing was repaired.
         // (Much faster than `String(validating:as:)`, which is not specialized for raw buffers.)
         var string = String(decoding: bytes, as: UTF8.self)

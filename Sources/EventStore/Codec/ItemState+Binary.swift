@@ -209,48 +209,10 @@ struct ItemValues {
     ///
     /// - Parameter only: The fields to decode (`nil`: all); the others are skipped unbuilt.
     init(decodingRecord buffer: UnsafeRawBufferPointer, only wanted: Set<String>? = nil) throws {
-        var reader = ByteReader(buffer)
-        let format = try reader.readByte()
-        if format == ItemState.mergedFormatVersion {
-            // Sets and counters need the whole state to show their values.
-            let record = try ItemRecord(decoding: buffer)
-            exists = record.state.exists
-            version = record.state.version?.hlc ?? .zero
-            fields = record.state.values
-            if let wanted { fields = fields.filter { wanted.contains($0.key) } }
-            return
-        }
-        guard format == ItemState.formatVersion else { throw ByteReader.corrupt("item format") }
-        _ = try reader.readBytes(try reader.readCount(minimumBytesEach: 16) * 16)
-        let flags = try reader.readByte()
-        version = .zero
-        if flags & 1 != 0 {
-            version = HLCTimestamp(rawValue: try reader.readUInt64())
-            _ = try reader.readVarint()
-        }
-        if flags & 2 != 0 {
-            _ = try reader.readUInt64()
-            _ = try reader.readVarint()
-            _ = try reader.readVarint()
-            _ = try reader.readUInt64()
-        }
-        let count = try reader.readCount(minimumBytesEach: 12)
-        fields = Dictionary(minimumCapacity: count)
-        for _ in 0..<count {
-            let name = try reader.readString()
-            if wanted?.contains(name) ?? true {
-                fields[name] = try reader.readValue()
-            } else {
-                try reader.skipValue()
-            }
-            _ = try reader.readUInt64()
-            _ = try reader.readVarint()
-            _ = try reader.readVarint()
-            _ = try reader.readUInt64()
-        }
-        // After the state: nothing or a doc id (format 3), or the history and the doc id (5 bytes or more).
-        guard reader.remaining == 0 || reader.remaining >= 4 else { throw ByteReader.corrupt("item (trailing bytes)") }
-        exists = count > 0 || (flags & 2 != 0 && flags & 4 == 0)
+        let view = try ItemRecordView(buffer)
+        exists = view.exists
+        version = view.version
+        fields = try view.fields(only: wanted)
     }
 
     /// The item these values show, or `nil` when it does not exist.

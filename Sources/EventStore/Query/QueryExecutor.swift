@@ -1,18 +1,29 @@
 import LMDB
 
 /// Runs a planned query on one read snapshot.
-struct QueryExecutor {
-    /// One answer row: the item and its values of the order fields.
+///
+/// A class: the closures that read each row capture it by reference, not its fields by copy.
+final class QueryExecutor {
+    /// One answer row: the number of its element (see ``Make``), its id and its values of the
+    /// order fields.
     struct Row {
-        var item: Item
+        var made: Int
+        var id: String
         var values: [Value?]
     }
+
+    /// Makes an answer element of an item that exists and passes the filter, from its id and
+    /// its record (valid during the call), and returns the element's number among those it
+    /// made. Not generic, so that the executor is compiled once, for every element type.
+    typealias Make = (_ id: String, _ record: ItemRecordView) throws -> Int
 
     let reader: StoreReader
     let query: Query
     let planned: QueryPlanner.Planned
     /// The key prefix of the collection's items.
     let itemPrefix: [UInt8]
+    /// The fields the residual filter reads.
+    private let residualFields: Set<String>
 
     var plan: QueryPlan { planned.plan }
 
@@ -21,24 +32,55 @@ struct QueryExecutor {
         self.query = query
         self.planned = try QueryPlanner.plan(query, indexes: reader.store.configuration.indexes)
         self.itemPrefix = Keys.collectionPrefix(query.collection)
+        self.residualFields = planned.plan.residual?.fields ?? []
     }
 
     // MARK: Pages
 
     func page() throws -> QueryPage {
+        let collection = query.collection
+        let (items, next) = try page { id, record in
+            Item(collection: collection, id: id, fields: try record.fields(), version: record.version)
+        }
+        return QueryPage(items: items, next: next)
+    }
+
+    /// The page's elements, made by `make` from each item's record, in the plan's order, and
+    /// the cursor of the next page.
+    func page<Element>(_ make: (_ id: String, _ record: ItemRecordView) throws -> Element) throws
+        -> (elements: [Element], next: String?)
+    {
+        var made: [Element] = []
+        made.reserveCapacity(min(query.limit.map { $0 + 1 } ?? 64, 1_024))
+        let (order, next) = try page { id, record in
+            made.append(try make(id, record))
+            return made.count - 1
+        }
+        // Most pages keep their rows in the order they were made: no copy then.
+        if order.elementsEqual(0..<order.count) {
+            made.removeLast(made.count - order.count)
+            return (made, next)
+        }
+        return (order.map { made[$0] }, next)
+    }
+
+    /// The numbers of the elements (see ``Make``) that form the page, in the plan's order, and
+    /// the cursor of the next page.
+    private func page(_ make: Make) throws -> (order: [Int], next: String?) {
         let fingerprint = QueryCursor.fingerprint(query, plan: plan)
         let after = try query.after.map {
             try QueryCursor(token: $0, fingerprint: fingerprint, valueCount: plan.order.count)
         }
         let wanted = query.limit.map { $0 + 1 } ?? .max
         var rows =
-            plan.index == nil ? try scanRows(after: after, wanted: wanted) : try indexRows(after: after, wanted: wanted)
+            plan.index == nil
+            ? try scanRows(after: after, wanted: wanted, make) : try indexRows(after: after, wanted: wanted, make)
         var next: String?
         if let limit = query.limit, rows.count > limit {
             rows.removeLast(rows.count - limit)
-            next = rows.last.map { QueryCursor(values: $0.values, id: $0.item.id).token(fingerprint: fingerprint) }
+            next = rows.last.map { QueryCursor(values: $0.values, id: $0.id).token(fingerprint: fingerprint) }
         }
-        return QueryPage(items: rows.map(\.item), next: next)
+        return (rows.map(\.made), next)
     }
 
     /// The number of items that match the filter (limit and cursor aside).
@@ -46,7 +88,7 @@ struct QueryExecutor {
         guard let index = plan.index else {
             var count = 0
             try reader.forEachItemRecord(in: query.collection) { _, record in
-                if matches(try ItemValues(decodingRecord: record)) { count += 1 }
+                if try matches(ItemRecordView(record)) { count += 1 }
                 return true
             }
             return count
@@ -65,7 +107,9 @@ struct QueryExecutor {
             let id = try QueryExecutor.splitKey(
                 key, from: skipped, components: index.fields.count - plan.equalityFields
             ).id
-            if try reader.itemValues(prefix: itemPrefix, id).map(matches) == true { count += 1 }
+            if try reader.withItemRecord(prefix: itemPrefix, id, { try matches(ItemRecordView($0)) }) == true {
+                count += 1
+            }
             return true
         }
         return count
@@ -73,7 +117,7 @@ struct QueryExecutor {
 
     // MARK: Index
 
-    private func indexRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
+    private func indexRows(after: QueryCursor?, wanted: Int, _ make: Make) throws -> [Row] {
         guard let index = plan.index else { return [] }
         let database = try indexDatabase(index)
         var start = planned.start
@@ -112,7 +156,7 @@ struct QueryExecutor {
         func flush() throws {
             guard let group = pending else { return }
             pending = nil
-            emit(try group.ids.compactMap(row).sorted(by: precedes))
+            emit(try group.ids.compactMap { try row($0, make) }.sorted(by: precedes))
         }
 
         try forEachKey(in: database, start: start, end: end) { key in
@@ -127,7 +171,7 @@ struct QueryExecutor {
                 }
             } else {
                 try flush()
-                if let row = try row(id) { emit([row]) }
+                if let row = try row(id, make) { emit([row]) }
             }
             return rows.count < wanted
         }
@@ -175,10 +219,10 @@ struct QueryExecutor {
 
     // MARK: Scan
 
-    private func scanRows(after: QueryCursor?, wanted: Int) throws -> [Row] {
+    private func scanRows(after: QueryCursor?, wanted: Int, _ make: Make) throws -> [Row] {
         var rows: [Row] = []
         try reader.forEachItemRecord(in: query.collection) { id, record in
-            if let row = row(id: id, values: try ItemValues(decodingRecord: record)) { rows.append(row) }
+            if let row = try row(id, ItemRecordView(record), make) { rows.append(row) }
             return true
         }
         rows.sort(by: precedes)
@@ -189,29 +233,32 @@ struct QueryExecutor {
     // MARK: Rows
 
     /// The row of item `id` when it exists and passes the residual filter.
-    private func row(_ id: String) throws -> Row? {
-        try reader.itemValues(prefix: itemPrefix, id).flatMap { row(id: id, values: $0) }
+    private func row(_ id: String, _ make: Make) throws -> Row? {
+        try reader.withItemRecord(prefix: itemPrefix, id) { try row(id, ItemRecordView($0), make) } ?? nil
     }
 
     /// The row of an item when it exists and passes the residual filter.
-    private func row(id: String, values: ItemValues) -> Row? {
-        guard matches(values), let item = values.item(collection: query.collection, id: id) else { return nil }
-        return Row(item: item, values: plan.order.map { values.fields[$0.field] })
+    private func row(_ id: String, _ record: ItemRecordView, _ make: Make) throws -> Row? {
+        guard try matches(record) else { return nil }
+        let values = try plan.order.map { try record.value($0.field) }
+        return Row(made: try make(id, record), id: id, values: values)
     }
 
     /// Whether an item exists and passes the residual filter.
-    private func matches(_ values: ItemValues) -> Bool {
-        values.exists && (plan.residual?.matches(values.fields) ?? true)
+    private func matches(_ record: ItemRecordView) throws -> Bool {
+        guard record.exists else { return false }
+        guard let residual = plan.residual else { return true }
+        return residual.matches(try record.fields(only: residualFields))
     }
 
     /// Whether `lhs` comes before `rhs` in the plan's order.
     func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
-        order(lhs.values, lhs.item.id, rhs.values, rhs.item.id) < 0
+        order(lhs.values, lhs.id, rhs.values, rhs.id) < 0
     }
 
     /// Whether `row` comes strictly after the cursor's row.
     private func follows(_ row: Row, _ cursor: QueryCursor) -> Bool {
-        order(row.values, row.item.id, cursor.values, cursor.id) > 0
+        order(row.values, row.id, cursor.values, cursor.id) > 0
     }
 
     private func order(_ lhs: [Value?], _ lhsID: String, _ rhs: [Value?], _ rhsID: String) -> Int {

@@ -68,6 +68,11 @@ public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Ha
         self.query = Query(collection)
     }
 
+    /// The typed form of an untyped query.
+    init(_ query: Query) {
+        self.query = query
+    }
+
     /// A query on the collection `collection` of `Model`s, for code that has no store at hand
     /// (a view's initializer, with the store in the environment); otherwise
     /// ``TypedCollection/query()``.
@@ -162,8 +167,17 @@ extension TypedCollection {
     ///   that names no stored property; ``EventStoreError/Code/typeMismatch`` for an item that
     ///   does not decode as `Model`.
     public func fetch(_ query: TypedQuery<Model>) throws -> TypedPage<Model> {
-        let page = try store.query(try query.checked())
-        return TypedPage(models: try page.items.map { try ModelCoding.model($0, defaults: defaults) }, next: page.next)
+        let query = try query.checked()
+        let defaults = self.defaults
+        // Each model decodes from its item's record in place: no dictionary of fields is built.
+        let (models, next) = try store.read { reader in
+            try QueryExecutor(reader: reader, query: query).page { id, record -> Model in
+                try ModelCoding.model(id: id, members: .record(try record.indexed()), defaults: defaults) {
+                    Item(collection: query.collection, id: id, fields: try record.fields(), version: record.version)
+                }
+            }
+        }
+        return TypedPage(models: models, next: next)
     }
 
     /// The number of models that match a typed query's filter (see ``Store/count(_:)``).

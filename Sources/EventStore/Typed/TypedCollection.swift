@@ -148,6 +148,16 @@ enum ModelCoding {
     }
 
     static func value<V: Encodable>(of value: V) throws -> Value {
+        // Strings, booleans and integers become what the JSON round trip makes of them, without
+        // it (a typed query's values, a patch of one property).
+        switch value {
+        case let string as String: return .string(string)
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(Int64(number))
+        case let number as Int64: return .int(number)
+        case let number as Int32: return .int(Int64(number))
+        default: break
+        }
         do {
             let data = try JSONEncoder().encode(value)
             return try JSONDecoder().decode(Value.self, from: data)
@@ -160,30 +170,33 @@ enum ModelCoding {
     /// id: as a string (`String`, `UUID`…),
     /// or, when the model wants a number there, as that number.
     static func model<Model: Decodable>(_ item: Item, defaults: [String: Value] = [:]) throws -> Model {
-        var item = item
-        for (field, value) in defaults where item.fields[field] == nil { item.fields[field] = value }
+        try model(id: item.id, members: .fields(item.fields), defaults: defaults) { item }
+    }
+
+    /// The model that item `id` with `members` decodes to (see ``model(_:defaults:)``).
+    ///
+    /// - Parameter item: The item, for the message of a decoding error.
+    static func model<Model: Decodable>(
+        id: String, members: ModelDecoder.Members, defaults: [String: Value], item: () throws -> Item
+    ) throws -> Model {
+        func decode(_ id: Value) throws -> Model {
+            try ModelDecoder.decode(Model.self, from: ModelDecoder.Object(members: members, defaults: defaults, id: id))
+        }
         do {
-            return try decode(item, id: .string(item.id))
+            return try decode(.string(id))
         } catch let error as DecodingError {
             var failure = error
             if case .typeMismatch(_, let context) = error, context.codingPath.map(\.stringValue) == ["id"],
-                let number = Int64(item.id).map(Value.int)
-                    ?? Double(item.id).flatMap({ $0.isFinite ? .double($0) : nil })
+                let number = Int64(id).map(Value.int) ?? Double(id).flatMap({ $0.isFinite ? .double($0) : nil })
             {
                 do {
-                    return try decode(item, id: number)
+                    return try decode(number)
                 } catch let error as DecodingError {
                     failure = error
                 }
             }
-            throw EventStoreError(.typeMismatch, describe(failure, model: Model.self, item: item), cause: failure)
+            throw EventStoreError(.typeMismatch, describe(failure, model: Model.self, item: try item()), cause: failure)
         }
-    }
-
-    private static func decode<Model: Decodable>(_ item: Item, id: Value) throws -> Model {
-        var fields = item.fields
-        fields["id"] = id
-        return try JSONDecoder().decode(Model.self, from: try JSONEncoder().encode(Value.object(fields)))
     }
 
     static func describe<Model>(_ error: DecodingError, model: Model.Type, item: Item) -> String {

@@ -124,6 +124,9 @@ struct QueryPropertyTests {
             )
         }
         #expect(try store.count(query) == expected.count, "\(query)")
+        // Typed queries read the same rows, each model decoded from its record in place.
+        let typed = try QueryReference.allTypedPages(store, query, maxPages: items.count + 2)
+        #expect(typed == expected.map(QueryReference.Row.init), "\(query)")
         return same
     }
 

@@ -102,6 +102,44 @@ enum QueryReference {
     }
 
     /// Every page of a query, following cursors.
+    /// An item of the property tests as a typed model (read from its record in place).
+    struct Row: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var status: Value?
+        var due: Value?
+        var title: Value?
+        var other: Value?
+
+        init(id: String, status: Value?, due: Value?, title: Value?, other: Value?) {
+            (self.id, self.status, self.due, self.title, self.other) = (id, status, due, title, other)
+        }
+
+        /// The model an item decodes to: a missing or null field is `nil`.
+        init(_ item: Item) {
+            func field(_ name: String) -> Value? {
+                guard let value = item.fields[name], value != .null else { return Optional.none }
+                return value
+            }
+            self.init(
+                id: item.id, status: field("status"), due: field("due"), title: field("title"), other: field("other"))
+        }
+    }
+
+    /// Every page of a query through ``TypedCollection/fetch(_:)``.
+    static func allTypedPages(_ store: Store, _ query: Query, maxPages: Int = 10_000) throws -> [Row] {
+        let rows = store.collection(Row.self, named: query.collection)
+        var models: [Row] = []
+        var query = query
+        var pages = 0
+        while true {
+            let page = try rows.fetch(TypedQuery(query))
+            models += page.models
+            pages += 1
+            guard let next = page.next, pages < maxPages else { return models }
+            query = query.after(next)
+        }
+    }
+
     static func allPages(_ store: Store, _ query: Query, maxPages: Int = 10_000) throws -> [Item] {
         var items: [Item] = []
         var query = query

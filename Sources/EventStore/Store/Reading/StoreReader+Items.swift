@@ -15,6 +15,12 @@ extension StoreReader {
     /// is `prefix`: for readers of many items, who make the prefix once. The key is composed on
     /// the stack.
     func itemValues(prefix: [UInt8], _ id: String) throws -> ItemValues? {
+        try withItemRecord(prefix: prefix, id) { try ItemValues(decodingRecord: $0) }
+    }
+
+    /// Calls `body` with the record of item `id` (see ``itemValues(prefix:_:)``), in place;
+    /// `nil` when the collection has no record for it.
+    func withItemRecord<T>(prefix: [UInt8], _ id: String, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
         var id = id
         let items = try projection.items
         return try id.withUTF8 { id in
@@ -22,9 +28,7 @@ extension StoreReader {
                 prefix.withUnsafeBytes { key.copyMemory(from: $0) }
                 UnsafeMutableRawBufferPointer(rebasing: key[prefix.count...]).copyMemory(
                     from: UnsafeRawBufferPointer(id))
-                return try tx.value(forKey: UnsafeRawBufferPointer(key), in: items).map {
-                    try ItemValues(decodingRecord: $0)
-                }
+                return try tx.value(forKey: UnsafeRawBufferPointer(key), in: items).map(body)
             }
         }
     }

@@ -83,6 +83,40 @@ struct EventStoreQueries {
             let page = try store.query(byDue.after(cursor))
             return (page.items.map(\.id), page.next)
         }
+
+        // The same questions as typed queries on `TaskItem` models, built in the timed closure
+        // as an app builds them.
+        let typed = store.collection(TaskItem.self, named: collection)
+        var typedAnswers = FNV1a()
+        let modelIDs: (TypedPage<TaskItem>) -> [String] = { $0.models.map(\.id) }
+        try QuerySuite.time(
+            "folder.typed", count: suite.folders.count, into: &result, answers: &typedAnswers,
+            query: {
+                try typed.fetch(
+                    typed.query().where(\.folder, .equals(suite.folders[$0])).sorted(by: \.due, .descending).limit(
+                        limit))
+            }, ids: modelIDs)
+        try QuerySuite.time(
+            "open.typed", count: suite.repeats, into: &result, answers: &typedAnswers,
+            query: { _ in try typed.fetch(typed.query().where(\.done, .equals(false)).sorted(by: \.due).limit(limit)) },
+            ids: modelIDs)
+        try QuerySuite.time(
+            "openAfter.typed", count: suite.thresholds.count, into: &result, answers: &typedAnswers,
+            query: {
+                try typed.fetch(
+                    typed.query().where(\.done, .equals(false)).where(\.due, .atLeast(suite.thresholds[$0]))
+                        .sorted(by: \.due).limit(limit))
+            }, ids: modelIDs)
+        guard typedAnswers.hex == answers.hex else {
+            throw BenchError("typed queries answered \(typedAnswers.hex), untyped \(answers.hex)")
+        }
+        try QuerySuite.page(expected: tasks.count, into: &result, name: "query.paging.typed") { (cursor: String?) in
+            let page = try typed.fetch(typed.query().sorted(by: \.due).limit(QuerySuite.pageSize).after(cursor))
+            return (page.models.map(\.id), page.next)
+        }
+        guard result.notes["paging.typed"] == result.notes["paging"] else {
+            throw BenchError("typed paging returned the models in another order than untyped paging")
+        }
         return result
     }
 }

@@ -60,7 +60,8 @@ struct QuerySuite {
     /// page reads are timed. Writes `query.paging` (rows/s) and the ids in order as the note
     /// `paging`; fails unless every one of `expected` rows came back exactly once.
     static func page<Cursor>(
-        expected: Int, into result: inout ChildResult, _ page: (Cursor?) throws -> (ids: [String], next: Cursor?)
+        expected: Int, into result: inout ChildResult, name: String = "query.paging",
+        _ page: (Cursor?) throws -> (ids: [String], next: Cursor?)
     ) throws {
         var watch = Stopwatch()
         var cursor: Cursor?
@@ -75,8 +76,8 @@ struct QuerySuite {
             cursor = next
         } while cursor != nil
         guard rows == expected else { throw BenchError("keyset paging returned \(rows) rows, expected \(expected)") }
-        result.figures["query.paging"] = watch.rate(rows)
-        result.figures["query.paging.pages"] = Double(pages)
-        result.notes["paging"] = checksum.hex
+        result.figures[name] = watch.rate(rows)
+        result.figures[name + ".pages"] = Double(pages)
+        result.notes[String(name.dropFirst("query.".count))] = checksum.hex
     }
 }

@@ -141,6 +141,13 @@ struct SQLiteQueries {
             let rows = try fetch(page, [cursor ?? Int64.min])
             return (rows.map(\.id), rows.count == QuerySuite.pageSize ? rows.last?.due : nil)
         }
+        // SQLite's rows are already structs (`TaskRow`): its typed figures are these.
+        for name in ["folder", "open", "openAfter"] {
+            for figure in ["p50", "p99"] {
+                result.figures["query.\(name).typed.\(figure)"] = result.figures["query.\(name).\(figure)"]
+            }
+        }
+        result.figures["query.paging.typed"] = result.figures["query.paging"]
         return result
     }
 }

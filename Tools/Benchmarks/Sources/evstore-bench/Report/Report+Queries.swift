@@ -15,21 +15,11 @@ extension Report {
     /// The rows of scenarios 11–13 (`queries`, `livequery`) in the main table.
     static let querySections: [(String, [Row])] = [
         (
-            "11. Queries, tasks collection of N items, top 50, whole rows (3 declared indexes; SQLite: same indexes on columns)",
+            "11. Queries, tasks collection of N items, top 50, whole rows (3 declared indexes; SQLite: same indexes on columns, rows read into structs); typed: EventStore's TypedCollection models (SQLite: its same rows)",
             [
-                Row("  folder == X ORDER BY due DESC: p50 (ms)", "query.folder.p50", .milliseconds, aim: .query),
-                Row("  folder == X ORDER BY due DESC: p99 (ms)", "query.folder.p99", .milliseconds, aim: .query),
-                Row("  done == false ORDER BY due: p50 (ms)", "query.open.p50", .milliseconds, aim: .query),
-                Row("  done == false ORDER BY due: p99 (ms)", "query.open.p99", .milliseconds, aim: .query),
-                Row(
-                    "  done == false AND due >= T ORDER BY due: p50 (ms)", "query.openAfter.p50", .milliseconds,
-                    aim: .query),
-                Row(
-                    "  done == false AND due >= T ORDER BY due: p99 (ms)", "query.openAfter.p99", .milliseconds,
-                    aim: .query),
-                Row("  keyset paging by due, 100 rows/page (rows/s)", "query.paging", .rate, aim: .paging),
-                Row("  peak RSS (MiB)", "rss.queries.idx3", .memory),
-            ]
+                queryRows(""), queryRows("typed, ", key: ".typed"),
+                [Row("  peak RSS (MiB)", "rss.queries.idx3", .memory)],
+            ].flatMap { $0 }
         ),
         (
             "12. Batched append of the tasks, 1,000 puts/txn, durable, no full-text index (events/s)",
@@ -69,6 +59,20 @@ extension Report {
             ]
         ),
     ]
+
+    /// The rows of scenario 11's queries and paging, titled with `prefix`, their figures' keys
+    /// with `key` after the query's name.
+    static func queryRows(_ prefix: String, key: String = "") -> [Row] {
+        let queries = [
+            ("folder == X ORDER BY due DESC", "folder"), ("done == false ORDER BY due", "open"),
+            ("done == false AND due >= T ORDER BY due", "openAfter"),
+        ]
+        return queries.flatMap { text, name in
+            ["p50", "p99"].map {
+                Row("  \(prefix)\(text): \($0) (ms)", "query.\(name)\(key).\($0)", .milliseconds, aim: .query)
+            }
+        } + [Row("  \(prefix)keyset paging by due, 100 rows/page (rows/s)", "query.paging\(key)", .rate, aim: .paging)]
+    }
 
     /// The cross-check of scenario 11: both engines' answer checksums (the run fails when they
     /// differ, so printing them means they agreed).

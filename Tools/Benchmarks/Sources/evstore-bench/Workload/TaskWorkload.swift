@@ -1,5 +1,6 @@
-/// One task of the ``TaskWorkload``, independent of any engine.
-struct TaskItem: Sendable, Equatable {
+/// One task of the ``TaskWorkload``, independent of any engine (`Codable` for EventStore's
+/// typed queries).
+struct TaskItem: Sendable, Equatable, Codable, Identifiable {
     var id: String
     /// One of ``TaskWorkload/folderCount`` folders, `folder-00` to `folder-99`.
     var folder: String

@@ -1,0 +1,421 @@
+import Foundation
+
+/// Decodes `Decodable` models straight from field values, without a JSON round trip.
+///
+/// It accepts exactly what `JSONDecoder` (default strategies) accepts from the JSON form of the
+/// same values, so a model reads the same whichever way it is decoded:
+/// - a number decodes as any numeric type that holds it exactly (`3.0` as an `Int`, `3` as a
+///   `Double`); a `Float` takes the nearest value;
+/// - `Date` as seconds since 2001 (its own `Codable` form), `Data` from base64 text, `URL` from
+///   its text, `Decimal` from a number;
+/// - `null` or a missing field is `nil` for an optional, `valueNotFound` or `keyNotFound`
+///   otherwise; a value of another kind is `typeMismatch`, with the coding path to it;
+/// - a number that does not fit the property's type is `dataCorrupted`, with the path to it
+///   (where `JSONDecoder` gives an empty path).
+enum ModelDecoder {
+    /// Where an object's members are: in a dictionary, or in an item's record.
+    enum Members {
+        case fields([String: Value])
+        /// Read in place; valid while the record's read transaction is. Indexed (see
+        /// ``ItemRecordView/indexed()``): a model looks its properties up one by one, and
+        /// `contains` and `allKeys` cannot report a damaged record.
+        case record(ItemRecordView)
+    }
+
+    /// The members of one object: an item's fields (with the schema's defaults for those it
+    /// lacks, and its id) or a nested object's members.
+    ///
+    /// A class: the decoder's containers share it instead of copying a record view.
+    final class Object {
+        let members: Members
+        let defaults: [String: Value]
+        let id: Value?
+
+        init(members: Members, defaults: [String: Value] = [:], id: Value? = nil) {
+            self.members = members
+            self.defaults = defaults
+            self.id = id
+        }
+
+        convenience init(fields: [String: Value]) {
+            self.init(members: .fields(fields))
+        }
+
+        func value(_ key: String) throws -> Value? {
+            if let id, key == "id" { return id }
+            let value: Value? =
+                switch members {
+                case .fields(let fields): fields[key]
+                case .record(let record): try record.value(key)
+                }
+            return value ?? defaults[key]
+        }
+
+        /// The names of every member, the defaults' and the id.
+        var keys: [String] {
+            get throws {
+                var keys: [String]
+                switch members {
+                case .fields(let fields): keys = Array(fields.keys)
+                case .record(let record): keys = try record.names()
+                }
+                let present = Set(keys)
+                keys += defaults.keys.filter { !present.contains($0) }
+                if id != nil, !present.contains("id"), defaults["id"] == nil { keys.append("id") }
+                return keys
+            }
+        }
+
+        /// Every member, with the defaults and the id.
+        var fields: [String: Value] {
+            get throws {
+                var fields: [String: Value]
+                switch members {
+                case .fields(let members): fields = members
+                case .record(let record): fields = try record.fields()
+                }
+                for (key, value) in defaults where fields[key] == nil { fields[key] = value }
+                if let id { fields["id"] = id }
+                return fields
+            }
+        }
+    }
+
+    /// Decodes a model from an object's fields.
+    static func decode<T: Decodable>(_ type: T.Type, from object: Object) throws -> T {
+        try T(from: Decoding(object: object, codingPath: []))
+    }
+
+    /// Decodes a value of type `T` from `value`, found at `path` (made only when needed: a
+    /// nested container or an error).
+    static func decode<T: Decodable>(_ type: T.Type, from value: Value, at path: @autoclosure () -> [any CodingKey])
+        throws -> T
+    {
+        // Types JSONDecoder reads in a form of its own, and the exact ones.
+        if T.self == Value.self { return value as! T }
+        if T.self == String.self { return try string(value, at: path()) as! T }
+        if T.self == Double.self { return try double(value, at: path()) as! T }
+        if T.self == Int.self { return try integer(Int.self, value, at: path()) as! T }
+        if T.self == Int64.self { return try integer(Int64.self, value, at: path()) as! T }
+        if T.self == Bool.self { return try bool(value, at: path()) as! T }
+        if T.self == Date.self { return Date(timeIntervalSinceReferenceDate: try double(value, at: path())) as! T }
+        if T.self == Data.self {
+            guard let data = Data(base64Encoded: try string(value, at: path())) else {
+                throw corrupted(path(), "Encountered Data is not valid Base64.")
+            }
+            return data as! T
+        }
+        if T.self == URL.self {
+            guard let url = URL(string: try string(value, at: path())) else {
+                throw corrupted(path(), "Invalid URL string.")
+            }
+            return url as! T
+        }
+        if T.self == Decimal.self {
+            switch value {
+            case .int(let integer): return Decimal(integer) as! T
+            case .double(let double):
+                guard let decimal = Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw corrupted(path(), "Parsed JSON number <\(double)> does not fit in Decimal.")
+                }
+                return decimal as! T
+            default: throw mismatch(Decimal.self, value, at: path())
+            }
+        }
+        return try T(from: Decoding(value: value, codingPath: path()))
+    }
+
+    // MARK: Scalars
+
+    static func string(_ value: Value, at path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard case .string(let string) = value else { throw mismatch(String.self, value, at: path()) }
+        return string
+    }
+
+    static func bool(_ value: Value, at path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, value, at: path()) }
+        return flag
+    }
+
+    static func double(_ value: Value, at path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        switch value {
+        case .double(let double): double
+        case .int(let integer): Double(integer)
+        default: throw mismatch(Double.self, value, at: path())
+        }
+    }
+
+    static func float(_ value: Value, at path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        let double = try double(value, at: path())
+        let float = Float(double)
+        guard float.isFinite else {
+            throw corrupted(path(), "Parsed JSON number <\(double)> does not fit in Float.")
+        }
+        return float
+    }
+
+    static func integer<T: FixedWidthInteger>(
+        _ type: T.Type, _ value: Value, at path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        let integer: T?
+        switch value {
+        case .int(let number): integer = T(exactly: number)
+        case .double(let number): integer = T(exactly: number)
+        default: throw mismatch(T.self, value, at: path())
+        }
+        guard let integer else {
+            let text = value.intValue.map { "\($0)" } ?? value.doubleValue.map { "\($0)" } ?? ""
+            throw corrupted(path(), "Number \(text) does not fit in \(T.self).")
+        }
+        return integer
+    }
+
+    // MARK: Errors
+
+    static func mismatch<T>(_ type: T.Type, _ value: Value, at path: [any CodingKey]) -> DecodingError {
+        if case .null = value {
+            return .valueNotFound(
+                type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))
+        }
+        return .typeMismatch(
+            type,
+            .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(value.kindName) instead.")
+        )
+    }
+
+    static func corrupted(_ path: [any CodingKey], _ description: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: path, debugDescription: description))
+    }
+
+    /// One value being decoded: the `Decoder` a model's `init(from:)` receives, and its single
+    /// value container.
+    private struct Decoding: Decoder, SingleValueDecodingContainer {
+        /// The object when the value is the top-level model (with its id and defaults).
+        var object: Object?
+        var value: Value
+        var codingPath: [any CodingKey]
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        init(object: Object, codingPath: [any CodingKey]) {
+            self.object = object
+            self.value = .null
+            self.codingPath = codingPath
+        }
+
+        init(value: Value, codingPath: [any CodingKey]) {
+            self.value = value
+            self.codingPath = codingPath
+        }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+            if let object { return KeyedDecodingContainer(Keyed<Key>(object: object, codingPath: codingPath)) }
+            guard case .object(let members) = value else {
+                throw ModelDecoder.mismatch([String: Any].self, value, at: codingPath)
+            }
+            return KeyedDecodingContainer(Keyed<Key>(object: Object(fields: members), codingPath: codingPath))
+        }
+
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            if let object { throw ModelDecoder.mismatch([Any].self, .object(try object.fields), at: codingPath) }
+            guard case .array(let elements) = value else {
+                throw ModelDecoder.mismatch([Any].self, value, at: codingPath)
+            }
+            return Unkeyed(elements: elements, codingPath: codingPath)
+        }
+
+        func singleValueContainer() throws -> any SingleValueDecodingContainer {
+            try object.map { Decoding(value: .object(try $0.fields), codingPath: codingPath) } ?? self
+        }
+
+        func decodeNil() -> Bool { object == nil && value == .null }
+        func decode(_ type: Bool.Type) throws -> Bool { try ModelDecoder.bool(value, at: codingPath) }
+        func decode(_ type: String.Type) throws -> String { try ModelDecoder.string(value, at: codingPath) }
+        func decode(_ type: Double.Type) throws -> Double { try ModelDecoder.double(value, at: codingPath) }
+        func decode(_ type: Float.Type) throws -> Float { try ModelDecoder.float(value, at: codingPath) }
+        func decode(_ type: Int.Type) throws -> Int { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: UInt.Type) throws -> UInt { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try ModelDecoder.integer(type, value, at: codingPath) }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try ModelDecoder.decode(T.self, from: value, at: codingPath)
+        }
+    }
+
+    /// The members of an object, by coding key.
+    private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let object: Object
+        let codingPath: [any CodingKey]
+
+        // A record's names were checked when it was read (``ItemRecordView``): listing them
+        // cannot fail.
+        var allKeys: [Key] { ((try? object.keys) ?? []).compactMap { Key(stringValue: $0) } }
+
+        /// Whether the object has the member; `true` when its value does not decode, so that
+        /// decoding it reports the error.
+        func contains(_ key: Key) -> Bool {
+            do {
+                return try object.value(key.stringValue) != nil
+            } catch {
+                return true
+            }
+        }
+
+        private func value(_ key: Key) throws -> Value {
+            guard let value = try object.value(key.stringValue) else {
+                throw DecodingError.keyNotFound(
+                    key,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            }
+            return value
+        }
+
+        private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+
+        private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+            try ModelDecoder.integer(T.self, try value(key), at: path(key))
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            let value = try object.value(key.stringValue)
+            return value == nil || value == .null
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            try ModelDecoder.bool(try value(key), at: path(key))
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            try ModelDecoder.string(try value(key), at: path(key))
+        }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            try ModelDecoder.double(try value(key), at: path(key))
+        }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+            try ModelDecoder.float(try value(key), at: path(key))
+        }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try ModelDecoder.decode(T.self, from: try value(key), at: path(key))
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            try Decoding(value: try value(key), codingPath: path(key)).container(keyedBy: type)
+        }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            try Decoding(value: try value(key), codingPath: path(key)).unkeyedContainer()
+        }
+        func superDecoder() throws -> any Decoder {
+            Decoding(value: try object.value("super") ?? .null, codingPath: codingPath + [AnyCodingKey("super")])
+        }
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            Decoding(value: try object.value(key.stringValue) ?? .null, codingPath: path(key))
+        }
+    }
+
+    /// The coding key of an array element (as `JSONDecoder` names it).
+    private struct Position: CodingKey {
+        let index: Int
+        var stringValue: String { "Index \(index)" }
+        var intValue: Int? { index }
+        init(index: Int) { self.index = index }
+        init?(stringValue: String) { nil }
+        init?(intValue: Int) { index = intValue }
+    }
+
+    /// The elements of an array, in order.
+    private struct Unkeyed: UnkeyedDecodingContainer {
+        let elements: [Value]
+        let codingPath: [any CodingKey]
+        var currentIndex = 0
+
+        init(elements: [Value], codingPath: [any CodingKey]) {
+            self.elements = elements
+            self.codingPath = codingPath
+        }
+
+        var count: Int? { elements.count }
+        var isAtEnd: Bool { currentIndex >= elements.count }
+
+        private mutating func next<T>(_ type: T.Type) throws -> (Value, [any CodingKey]) {
+            let path = codingPath + [Position(index: currentIndex)]
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(
+                    type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            }
+            defer { currentIndex += 1 }
+            return (elements[currentIndex], path)
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard !isAtEnd, elements[currentIndex] == .null else { return false }
+            currentIndex += 1
+            return true
+        }
+        mutating func decode(_ type: Bool.Type) throws -> Bool {
+            let (value, path) = try next(type)
+            return try ModelDecoder.bool(value, at: path)
+        }
+        mutating func decode(_ type: String.Type) throws -> String {
+            let (value, path) = try next(type)
+            return try ModelDecoder.string(value, at: path)
+        }
+        mutating func decode(_ type: Double.Type) throws -> Double {
+            let (value, path) = try next(type)
+            return try ModelDecoder.double(value, at: path)
+        }
+        mutating func decode(_ type: Float.Type) throws -> Float {
+            let (value, path) = try next(type)
+            return try ModelDecoder.float(value, at: path)
+        }
+        mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+        mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+        private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+            let (value, path) = try next(type)
+            return try ModelDecoder.integer(type, value, at: path)
+        }
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let (value, path) = try next(type)
+            return try ModelDecoder.decode(T.self, from: value, at: path)
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            let (value, path) = try next([String: Any].self)
+            return try Decoding(value: value, codingPath: path).container(keyedBy: type)
+        }
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            let (value, path) = try next([Any].self)
+            return try Decoding(value: value, codingPath: path).unkeyedContainer()
+        }
+        mutating func superDecoder() throws -> any Decoder {
+            let (value, path) = try next(Any.self)
+            return Decoding(value: value, codingPath: path)
+        }
+    }
+}

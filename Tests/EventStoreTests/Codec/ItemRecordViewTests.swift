@@ -1,0 +1,99 @@
+import EventStoreTestSupport
+import Foundation
+import Testing
+
+@testable import EventStore
+
+/// Reading an item's record in place shows what decoding its whole state shows: the same fields,
+/// each found by name, with and without the index of field places; a damaged record fails.
+struct ItemRecordViewTests {
+    /// Calls `body` with the record of each item of `collection`.
+    static func forEachRecord(
+        _ store: Store, _ collection: String, _ body: (String, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try store.read { reader in
+            try reader.forEachItemRecord(in: collection) { id, record in
+                try body(id, record)
+                return true
+            }
+        }
+    }
+
+    @Test func fieldsFoundByNameEqualTheDecodedState() async throws {
+        var things = CollectionSchema("things", version: 1)
+        things.merge("tags", as: .addWinsSet)
+        things.merge("count", as: .counter)
+        var configuration = Store.Configuration()
+        configuration.schemas = [things]
+        try await withTemporaryStore(configuration: configuration) { store in
+            var random = SeededGenerator(seed: 11)
+            let names = (0..<24).map { "f\($0)" } + ["é", "zeta", "a b", "Z"]
+            let values: [Value] = [.null, true, 7, -3.5, "x", "ünï", [1, "a"], ["k": [true]]]
+            for number in 0..<60 {
+                // Up to 24 fields: more than the view indexes (16), to read the rest by walking.
+                let count = Int.random(in: 1...24, using: &random)
+                var fields: [String: Value] = [:]
+                for _ in 0..<count {
+                    fields[names.randomElement(using: &random)!] = values.randomElement(using: &random)!
+                }
+                try await store.append([.put("things", id: "t\(number)", fields: fields)])
+            }
+            // Records of format 2: an add-wins set and a counter beside plain fields.
+            try await store.append([
+                .put("things", id: "merged", fields: ["title": "m"]),
+                .edit("things", id: "merged", ["tags": .add(["a", "b"])]),
+                .increment("things", id: "merged", field: "count", by: 3),
+            ])
+            try await store.append([.delete("things", id: "t0")])
+
+            var checked = 0
+            try Self.forEachRecord(store, "things") { id, record in
+                let state = try ItemRecord(decoding: record).state
+                let expected = state.values
+                let view = try ItemRecordView(record)
+                let indexed = try view.indexed()
+                #expect(view.exists == state.exists, "\(id)")
+                #expect(view.version == (state.version?.hlc ?? .zero), "\(id)")
+                #expect(try view.fields() == expected, "\(id)")
+                #expect(try view.names() == expected.keys.sorted(by: utf8Less), "\(id)")
+                for name in names + ["tags", "count", "title", "missing", "f", "f100"] {
+                    #expect(try view.value(name) == expected[name], "\(id).\(name)")
+                    #expect(try indexed.value(name) == expected[name], "\(id).\(name)")
+                }
+                let some: Set = ["f1", "zeta", "tags", "nothing"]
+                #expect(try view.fields(only: some) == expected.filter { some.contains($0.key) }, "\(id)")
+                checked += 1
+            }
+            #expect(checked == 61)
+        }
+    }
+
+    @Test func aDamagedRecordFailsAsCorrupt() async throws {
+        try await withTemporaryStore { store in
+            try await store.append([.put("things", id: "a", fields: ["alpha": "one", "beta": 2, "gamma": [true]])])
+            var record: [UInt8] = []
+            try Self.forEachRecord(store, "things") { _, bytes in record = Array(bytes) }
+            // The last field's name: a record cut before its value is cut inside the fields.
+            let gamma = try #require(
+                (0..<record.count - 5).first { record[$0..<$0 + 5].elementsEqual("gamma".utf8) })
+            var invalid = record
+            invalid[gamma] = 0xFF
+            // Every truncation and a name made invalid UTF-8: a `corrupt` error or, for a record
+            // cut after its fields, the fields it holds; never a crash.
+            for bytes in (0..<record.count).map({ Array(record.prefix($0)) }) + [invalid] {
+                let cutInsideFields = bytes.count < gamma + 6 || bytes == invalid
+                do {
+                    let fields = try bytes.withUnsafeBytes { buffer in
+                        let view = try ItemRecordView(buffer).indexed()
+                        _ = try view.value("gamma")
+                        return try view.fields()
+                    }
+                    #expect(!cutInsideFields, "\(bytes.count) bytes")
+                    #expect(fields == ["alpha": "one", "beta": 2, "gamma": [true]])
+                } catch let error as EventStoreError {
+                    #expect(error.code == .corrupt)
+                }
+            }
+        }
+    }
+}

@@ -368,40 +368,26 @@ enum ModelDecoder {
             currentIndex += 1
             return true
         }
-        mutating func decode(_ type: Bool.Type) throws -> Bool {
-            let (value, path) = try next(type)
-            return try ModelDecoder.bool(value, at: path)
-        }
-        mutating func decode(_ type: String.Type) throws -> String {
-            let (value, path) = try next(type)
-            return try ModelDecoder.string(value, at: path)
-        }
-        mutating func decode(_ type: Double.Type) throws -> Double {
-            let (value, path) = try next(type)
-            return try ModelDecoder.double(value, at: path)
-        }
-        mutating func decode(_ type: Float.Type) throws -> Float {
-            let (value, path) = try next(type)
-            return try ModelDecoder.float(value, at: path)
-        }
-        mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-        mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-        mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-        mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-        mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-        mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try element(type).decode(type) }
+        mutating func decode(_ type: String.Type) throws -> String { try element(type).decode(type) }
+        mutating func decode(_ type: Double.Type) throws -> Double { try element(type).decode(type) }
+        mutating func decode(_ type: Float.Type) throws -> Float { try element(type).decode(type) }
+        mutating func decode(_ type: Int.Type) throws -> Int { try element(type).decode(type) }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 { try element(type).decode(type) }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 { try element(type).decode(type) }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 { try element(type).decode(type) }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try element(type).decode(type) }
+        mutating func decode(_ type: UInt.Type) throws -> UInt { try element(type).decode(type) }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try element(type).decode(type) }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try element(type).decode(type) }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try element(type).decode(type) }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try element(type).decode(type) }
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(type).decode(type) }
 
-        private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        /// The next element, as a single value.
+        private mutating func element<T>(_ type: T.Type) throws -> Decoding {
             let (value, path) = try next(type)
-            return try ModelDecoder.integer(type, value, at: path)
-        }
-        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            let (value, path) = try next(type)
-            return try ModelDecoder.decode(T.self, from: value, at: path)
+            return Decoding(value: value, codingPath: path)
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
             -> KeyedDecodingContainer<NestedKey>

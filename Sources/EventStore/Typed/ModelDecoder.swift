@@ -329,16 +329,6 @@ enum ModelDecoder {
         }
     }
 
-    /// The coding key of an array element (as `JSONDecoder` names it).
-    private struct Position: CodingKey {
-        let index: Int
-        var stringValue: String { "Index \(index)" }
-        var intValue: Int? { index }
-        init(index: Int) { self.index = index }
-        init?(stringValue: String) { nil }
-        init?(intValue: Int) { index = intValue }
-    }
-
     /// The elements of an array, in order.
     private struct Unkeyed: UnkeyedDecodingContainer {
         let elements: [Value]
@@ -354,7 +344,7 @@ enum ModelDecoder {
         var isAtEnd: Bool { currentIndex >= elements.count }
 
         private mutating func next<T>(_ type: T.Type) throws -> (Value, [any CodingKey]) {
-            let path = codingPath + [Position(index: currentIndex)]
+            let path = codingPath + [ElementKey(index: currentIndex)]
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(
                     type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))

@@ -6,6 +6,11 @@ import Foundation
 /// `String(describing:)` form: a `String` as is, a `UUID` as its `uuidString`, an `Int` in
 /// decimal) and is not stored as a field.
 ///
+/// Models are encoded to fields and decoded from them directly, with the values `JSONEncoder`
+/// and `JSONDecoder` would give (a whole number as an integer, a `Date` as seconds since 2001,
+/// `Data` as base64 text), but without JSON in between; queries decode each model from its
+/// item's record in place.
+///
 /// ```swift
 /// struct Note: Codable, Identifiable, Sendable {
 ///     var id: String
@@ -147,20 +152,10 @@ enum ModelCoding {
         return fields
     }
 
+    /// The value a model or a property encodes to (see ``ModelEncoder``).
     static func value<V: Encodable>(of value: V) throws -> Value {
-        // Strings, booleans and integers become what the JSON round trip makes of them, without
-        // it (a typed query's values, a patch of one property).
-        switch value {
-        case let string as String: return .string(string)
-        case let flag as Bool: return .bool(flag)
-        case let number as Int: return .int(Int64(number))
-        case let number as Int64: return .int(number)
-        case let number as Int32: return .int(Int64(number))
-        default: break
-        }
         do {
-            let data = try JSONEncoder().encode(value)
-            return try JSONDecoder().decode(Value.self, from: data)
+            return try ModelEncoder.encode(value)
         } catch {
             throw EventStoreError(.typeMismatch, "cannot encode \(V.self)", cause: error)
         }

@@ -48,6 +48,23 @@ struct EventStoreQueries {
             .sorted(by: "due").limit(QuerySuite.limit)
     }
 
+    /// Appends `tasks` as typed models (`TypedCollection.put`), ``TaskWorkload/batch`` per
+    /// transaction, into a new store without declared indexes; returns the rate.
+    func fillTyped(_ tasks: [TaskItem], path: String) throws -> Double {
+        context.removeStore(path)
+        let store = try Store.open(at: path, configuration: EventStoreQueries.configuration(indexes: 0))
+        defer { store.close() }
+        let typed = store.collection(TaskItem.self, named: TaskWorkload.collection)
+        var watch = Stopwatch()
+        var start = 0
+        while start < tasks.count {
+            let batch = Array(tasks[start..<min(start + TaskWorkload.batch, tasks.count)])
+            try watch.measure { _ = try runBlocking { try await typed.put(batch) } }
+            start += batch.count
+        }
+        return watch.rate(tasks.count)
+    }
+
     func run(indexes: Int, queries: Int) throws -> ChildResult {
         let workload = context.taskWorkload
         let tasks = workload.tasks()
@@ -59,6 +76,7 @@ struct EventStoreQueries {
         let watch = try EventStoreQueries.fill(store, with: tasks)
         result.figures["tasks.append.idx\(indexes)"] = watch.rate(tasks.count)
         result.figures["tasks.slowest.idx\(indexes)"] = watch.slowestMilliseconds
+        if indexes == 0 { result.figures["tasks.append.typed.idx0"] = try fillTyped(tasks, path: path + "-typed") }
         guard indexes == QuerySuite.indexes.count else { return result }
 
         let suite = QuerySuite(workload: workload, count: queries)

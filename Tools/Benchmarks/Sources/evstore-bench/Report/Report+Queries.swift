@@ -25,6 +25,7 @@ extension Report {
             "12. Batched append of the tasks, 1,000 puts/txn, durable, no full-text index (events/s)",
             [
                 Row("  no declared index", "tasks.append.idx0", .rate),
+                Row("  no declared index, typed models (TypedCollection.put)", "tasks.append.typed.idx0", .rate),
                 Row("  one index (done, due)", "tasks.append.idx1", .rate),
                 Row("  three indexes (the store of 11)", "tasks.append.idx3", .rate),
                 Row("  slowdown, one index", "tasks.slowdown.idx1", .percent, aim: .indexCost),

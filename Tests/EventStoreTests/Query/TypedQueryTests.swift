@@ -95,6 +95,42 @@ struct TypedQueryTests {
         }
     }
 
+    /// Typed queries decode models from records that hold sets and counters (format 2) as from
+    /// plain ones, and give a model the schema's default for a field its item lacks.
+    @Test func modelsDecodeFromMergedRecordsAndTakeTheSchemasDefaults() async throws {
+        struct Note: Codable, Identifiable, Sendable, Equatable {
+            var id: String
+            var folder: String
+            var tags: [String]
+            var views: Int64
+            var pinned: Bool
+        }
+        var notes = CollectionSchema("notes", version: 1, defaults: ["pinned": false])
+        notes.merge("tags", as: .addWinsSet)
+        notes.merge("views", as: .counter)
+        var configuration = Store.Configuration()
+        configuration.schemas = [notes]
+        configuration.indexes = [IndexDefinition("notes", fields: ["folder"])]
+        try await withTemporaryStore(configuration: configuration) { store in
+            try await store.append([
+                .put("notes", id: "a", fields: ["folder": "f", "pinned": true]),
+                .edit("notes", id: "a", ["tags": .add(["x", "y"])]),
+                .increment("notes", id: "a", field: "views", by: 2),
+                .put("notes", id: "b", fields: ["folder": "f"]),
+                .put("notes", id: "c", fields: ["folder": "g"]),
+            ])
+            let typed = store.collection(Note.self, named: "notes")
+            let page = try typed.fetch(typed.query().where(\.folder, .equals("f")))
+            #expect(
+                page.models == [
+                    Note(id: "a", folder: "f", tags: ["x", "y"], views: 2, pinned: true),
+                    Note(id: "b", folder: "f", tags: [], views: 0, pinned: false),
+                ])
+            // The same models as reading each one.
+            #expect(try page.models.map { try typed.get($0.id) } == page.models)
+        }
+    }
+
     @Test func typedLiveQuery() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             let tasks = store.collection(Task.self, named: "tasks")

@@ -3,7 +3,7 @@
 #
 #   Tools/Fuzz/run.sh [--short|--long|--seconds N] [--build-only] [target...]
 #
-# Targets: event-binary (binary event, item-state, configuration-record and index run directory and block decoders), event-json (JSON parser and
+# Targets: event-binary (binary event, item-state and item-record view, configuration-record and index run directory and block decoders), event-json (JSON parser and
 # event JSON form), tokenizer (search tokenizer), segment (the search index's posting lists,
 # segment directory and document entries). Default: all, 60 s each (--short: 10 s,
 # --long: 600 s). Corpora live in Tools/Fuzz/Corpus/<target>/ (new inputs found are added to a

@@ -6,7 +6,8 @@
 /// borrows the record: it is valid only while the read transaction that returned it is.
 ///
 /// A record of format 2 (add-wins sets and counters) needs the whole state to show its values:
-/// the view decodes it once, up front.
+/// the view decodes it once, up front. A record whose field names are not in strictly increasing
+/// byte order (as every writer keeps them) is corrupt.
 struct ItemRecordView {
     /// Whether the item exists (it has fields, or it was written and not deleted).
     let exists: Bool
@@ -85,9 +86,13 @@ struct ItemRecordView {
     ) throws {
         var reader = ByteReader(record)
         _ = try reader.readBytes(fieldsStart)
+        var previous: UnsafeRawBufferPointer?
         for _ in 0..<fieldCount {
             let field = reader.offset
             let name = try reader.readBytes(try reader.readCount())
+            // Lookups rely on the order every writer keeps: names strictly increasing, so none twice.
+            if let previous, compareBytes(previous, name) >= 0 { throw ByteReader.corrupt("item (field order)") }
+            previous = name
             let start = reader.offset
             if !(try body(name, &reader, field)) { return }
             if reader.offset == start { try reader.skipValue() }

@@ -1,8 +1,9 @@
 // libFuzzer target: the binary event decoder (the value format of the `events` database), the
-// item-state decoder (the `items` database), the configuration record decoder (with its
-// collection schemas and upcast steps; the `meta` database) and the declared indexes' run
-// directory (the `state` database) and blocks (`indexes`: the input's first byte is the length
-// of the block's first key, which follows, then the value). Built by Tools/Fuzz/run.sh.
+// item-state decoder and the in-place view of item records (the `items` database), the
+// configuration record decoder (with its collection schemas and upcast steps; the `meta`
+// database) and the declared indexes' run directory (the `state` database) and blocks
+// (`indexes`: the input's first byte is the length of the block's first key, which follows,
+// then the value). Built by Tools/Fuzz/run.sh.
 @testable import EventStore
 
 #if canImport(Glibc)
@@ -23,6 +24,21 @@ public func fuzzEventBinary(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(
             (try? record.encoded().withUnsafeBytes { try ItemRecord(decoding: $0) })?.encoded() == record.encoded(),
             "item record round trip changed the record")
+    }
+    bytes.withUnsafeBytes { buffer in
+        // The in-place view of an item record shows what decoding the record shows, each field
+        // found by name with and without its index of field places.
+        guard let view = try? ItemRecordView(buffer), let fields = try? view.fields() else { return }
+        if let record = try? ItemRecord(decoding: buffer) {
+            precondition(fields == record.state.values, "the record view's fields differ from the decoded state")
+        }
+        let indexed = try? view.indexed()
+        for (name, value) in fields {
+            precondition((try? view.value(name)) == value, "a field found by walking differs from the fields")
+            if let indexed {
+                precondition((try? indexed.value(name)) == value, "a field found by its place differs from the fields")
+            }
+        }
     }
     if let record = try? ConfigurationRecord(decoding: bytes) {
         precondition(record.encoded() == bytes, "a configuration record decoded from bytes that are not its encoding")

@@ -87,6 +87,18 @@ struct ModelEncoderTests {
             var a: Int?
             var b: [String?]
         }
+        enum Shape: Codable, Equatable {
+            case circle(radius: Double)
+            case labelled(String, Int?)
+            case empty
+        }
+        for shape: Shape in [.circle(radius: 2), .circle(radius: 0.5), .labelled("x", nil), .labelled("y", 3), .empty] {
+            Self.expectSame(["shape": shape])
+            let encoded = try? ModelEncoder.encode(["shape": shape])
+            let decoded = try? ModelDecoder.decode(
+                [String: Shape].self, from: ModelDecoder.Object(fields: encoded?.objectValue ?? [:]))
+            #expect(decoded == ["shape": shape])
+        }
         Self.expectSame(Custom())
         Self.expectSame(Optionals(a: nil, b: ["x", nil]))
         Self.expectSame(Optionals(a: 4, b: []))

@@ -160,8 +160,8 @@ struct ItemRecordView {
         return fields
     }
 
-    /// The item this record shows, or `nil` when it does not exist.
-    func item(collection: String, id: String) throws -> Item? {
-        exists ? Item(collection: collection, id: id, fields: try fields(), version: version) : nil
+    /// The item this record shows (of an item that ``exists``).
+    func item(collection: String, id: String) throws -> Item {
+        Item(collection: collection, id: id, fields: try fields(), version: version)
     }
 }

@@ -39,9 +39,7 @@ final class QueryExecutor {
 
     func page() throws -> QueryPage {
         let collection = query.collection
-        let (items, next) = try page { id, record in
-            Item(collection: collection, id: id, fields: try record.fields(), version: record.version)
-        }
+        let (items, next) = try page { id, record in try record.item(collection: collection, id: id) }
         return QueryPage(items: items, next: next)
     }
 

@@ -173,7 +173,7 @@ extension TypedCollection {
         let (models, next) = try store.read { reader in
             try QueryExecutor(reader: reader, query: query).page { id, record -> Model in
                 try ModelCoding.model(id: id, members: .record(try record.indexed()), defaults: defaults) {
-                    Item(collection: query.collection, id: id, fields: try record.fields(), version: record.version)
+                    try record.item(collection: query.collection, id: id)
                 }
             }
         }

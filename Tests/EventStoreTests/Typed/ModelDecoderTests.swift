@@ -199,18 +199,6 @@ struct ModelDecoderTests {
         }
     }
 
-    @Test func scalarsEncodeAsThroughJSON() throws {
-        func viaJSON<V: Encodable>(_ value: V) throws -> Value {
-            try JSONDecoder().decode(Value.self, from: try JSONEncoder().encode(value))
-        }
-        for string in ["", "a", "ünï", "1", "null"] { #expect(try ModelCoding.value(of: string) == viaJSON(string)) }
-        for flag in [true, false] { #expect(try ModelCoding.value(of: flag) == viaJSON(flag)) }
-        for number in [0, -1, Int.max, Int.min] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
-        for number in [Int64.max, -7] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
-        for number in [Int32.min, 9] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
-        #expect(try ModelCoding.value(of: 3.0) == .int(3))
-    }
-
     @Test func defaultsFillMissingFieldsAndTheIDComesFromTheItem() throws {
         struct Note: Codable, Identifiable, Equatable {
             var id: Int

@@ -53,6 +53,18 @@ struct ModelEncoderTests {
         for seconds in [0, 5, -1.5, 812_345_678.25] { Self.expectSame(Date(timeIntervalSinceReferenceDate: seconds)) }
     }
 
+    @Test func scalarsEncodeAsThroughJSON() throws {
+        func viaJSON<V: Encodable>(_ value: V) throws -> Value {
+            try JSONDecoder().decode(Value.self, from: try JSONEncoder().encode(value))
+        }
+        for string in ["", "a", "ünï", "1", "null"] { #expect(try ModelCoding.value(of: string) == viaJSON(string)) }
+        for flag in [true, false] { #expect(try ModelCoding.value(of: flag) == viaJSON(flag)) }
+        for number in [0, -1, Int.max, Int.min] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
+        for number in [Int64.max, -7] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
+        for number in [Int32.min, 9] { #expect(try ModelCoding.value(of: number) == viaJSON(number)) }
+        #expect(try ModelCoding.value(of: 3.0) == .int(3))
+    }
+
     @Test func whatJSONRefusesIsRefused() {
         for number in [Double.nan, .infinity, -.infinity] {
             #expect(Self.viaJSON(number) == nil)

@@ -8,18 +8,13 @@ extension StoreReader {
 
     /// The values of an item, deleted or not, decoded without what only merging needs.
     func itemValues(_ collection: String, _ id: String) throws -> ItemValues? {
-        try itemValues(prefix: Keys.collectionPrefix(collection), id)
+        try withItemRecord(prefix: Keys.collectionPrefix(collection), id) { try ItemValues(decodingRecord: $0) }
     }
 
-    /// The values of item `id` of the collection whose key prefix (``Keys/collectionPrefix(_:)``)
-    /// is `prefix`: for readers of many items, who make the prefix once. The key is composed on
-    /// the stack.
-    func itemValues(prefix: [UInt8], _ id: String) throws -> ItemValues? {
-        try withItemRecord(prefix: prefix, id) { try ItemValues(decodingRecord: $0) }
-    }
-
-    /// Calls `body` with the record of item `id` (see ``itemValues(prefix:_:)``), in place;
-    /// `nil` when the collection has no record for it.
+    /// Calls `body` with the record of item `id` of the collection whose key prefix
+    /// (``Keys/collectionPrefix(_:)``) is `prefix`, in place; `nil` when the collection has no
+    /// record for it. Readers of many items make the prefix once; the key is composed on the
+    /// stack.
     func withItemRecord<T>(prefix: [UInt8], _ id: String, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
         var id = id
         let items = try projection.items

@@ -268,22 +268,27 @@ struct QueryTests {
     // MARK: Snapshots
 
     /// A query reads a snapshot: it neither waits for an open write transaction nor sees it.
+    /// A query runs while a write transaction holds an append open: it answers from its snapshot
+    /// without the append, and without waiting. The writer waits at a gate that only the test
+    /// opens after the query, so a query that waited for the writer would wait for the gate's
+    /// timeout and see the append, and both expectations below would fail; no clock is read.
     @Test func queriesNeverWaitForWriters() async throws {
         try await Self.withTasks { store in
             let query = Query("tasks").sorted(by: "due").limit(100)
             let before = try store.query(query)
+            let (entered, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
             let writing = Task {
-                try await store.write { writer in
+                try await store.write { writer -> Bool in
                     try writer.append(.put("tasks", id: "zz", fields: ["due": -1]))
-                    Thread.sleep(forTimeInterval: 0.8)
+                    entered.signal()
+                    return gate.wait(timeout: .now() + 30) == .success
                 }
             }
-            try await Task.sleep(for: .milliseconds(150))
-            let started = Date()
+            await Task.detached { entered.wait() }.value
             let during = try store.query(query)
-            #expect(Date().timeIntervalSince(started) < 0.6)
+            gate.signal()
+            #expect(try await writing.value, "the query waited for the open write")
             #expect(during == before, "the open write is not visible")
-            try await writing.value
             #expect(try store.query(query).items.contains { $0.id == "zz" })
         }
     }

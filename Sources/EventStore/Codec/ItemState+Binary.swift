@@ -65,9 +65,8 @@ extension ItemState {
             writer.write(bigEndian: floor.base.rawValue)
         }
         writer.write(varint: fields.count)
-        // Sorting the dictionary's indices moves no field and hashes no name.
         let fields = self.fields
-        for slot in fields.indicesInUTF8Order() {
+        fields.forEachInUTF8Order { slot in
             let (name, field) = fields[slot]
             writer.write(string: name)
             writer.write(field.value)

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The binary form of ``Value``: a tag byte, then the payload.
 ///
 /// | tag | value | payload |
@@ -46,32 +40,9 @@ extension ByteWriter {
     /// A field map: varint count, then (name, value) pairs in byte order of the names.
     mutating func write(fields: [String: Value]) {
         write(varint: fields.count)
-        for index in fields.indicesInUTF8Order() {
+        fields.forEachInUTF8Order { index in
             write(string: fields[index].key)
             write(fields[index].value)
-        }
-    }
-}
-
-extension Dictionary where Key == String {
-    /// The dictionary's positions in the UTF-8 order of their keys (the order every encoding
-    /// lists fields in). The comparison reads the keys alone, so it retains no value.
-    func indicesInUTF8Order() -> [Index] {
-        let keys = self.keys
-        return indices.sorted { utf8Less(keys[$0], keys[$1]) }
-    }
-}
-
-/// Orders strings by their UTF-8 bytes: the order of every encoding and key in the store.
-@inline(__always)
-func utf8Less(_ lhs: String, _ rhs: String) -> Bool {
-    var lhs = lhs
-    var rhs = rhs
-    return lhs.withUTF8 { left in
-        rhs.withUTF8 { right in
-            let common = min(left.count, right.count)
-            let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-            return order != 0 ? order < 0 : left.count < right.count
         }
     }
 }

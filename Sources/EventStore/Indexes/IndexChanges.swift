@@ -17,20 +17,21 @@ struct IndexChanges {
 
     var isEmpty: Bool { changes.isEmpty }
 
-    /// Records that the entry whose key `old` appends is deleted and the one whose key `new`
-    /// appends exists (`nil`: no such entry); nothing when both keys are equal.
-    mutating func move(from old: ((inout [UInt8]) -> Void)?, to new: ((inout [UInt8]) -> Void)?) {
+    /// Records that the entry whose key `appendKey(false, &bytes)` appends is deleted (when
+    /// `old`) and the one whose key `appendKey(true, &bytes)` appends exists (when `new`);
+    /// nothing when both keys are equal.
+    mutating func move(old: Bool, new: Bool, appendKey: (_ new: Bool, _ bytes: inout [UInt8]) -> Void) {
         let mark = bytes.count
-        if let old {
-            old(&bytes)
+        if old {
+            appendKey(false, &bytes)
             changes.append(Change(start: mark, end: bytes.count, live: false))
         }
         let middle = bytes.count
-        if let new {
-            new(&bytes)
+        if new {
+            appendKey(true, &bytes)
             changes.append(Change(start: middle, end: bytes.count, live: true))
         }
-        if old != nil, new != nil, bytes[mark..<middle].elementsEqual(bytes[middle...]) {
+        if old, new, bytes[mark..<middle].elementsEqual(bytes[middle...]) {
             changes.removeLast(2)
             bytes.removeSubrange(mark...)
         }
@@ -54,14 +55,23 @@ struct IndexChanges {
             func key(_ change: Change) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: buffer[change.start..<change.end])
             }
-            // By key, then in the order recorded: the last of equal keys wins.
-            let order = changes.indices.sorted {
-                let byKey = compareBytes(key(changes[$0]), key(changes[$1]))
-                return byKey != 0 ? byKey < 0 : $0 < $1
+            // By key, then in the order recorded: the last of equal keys wins. The keys of a
+            // commit share their first bytes (an index's id, often its first values): the 8
+            // bytes after what all share decide most comparisons as one integer compare.
+            let first = key(changes[0])
+            var shared = first.count
+            for change in changes.dropFirst() where shared > 0 {
+                shared = min(shared, commonPrefixCount(first, key(change)))
+            }
+            var order = changes.indices.map { (prefix: bigEndianPrefix(key(changes[$0]), from: shared), position: $0) }
+            order.sort {
+                guard $0.prefix == $1.prefix else { return $0.prefix < $1.prefix }
+                let byKey = compareBytes(key(changes[$0.position]), key(changes[$1.position]))
+                return byKey != 0 ? byKey < 0 : $0.position < $1.position
             }
             var kept: [Change] = []
             kept.reserveCapacity(order.count)
-            for position in order {
+            for (_, position) in order {
                 let change = changes[position]
                 if let last = kept.last, compareBytes(key(last), key(change)) == 0 {
                     kept[kept.count - 1] = change

@@ -142,7 +142,7 @@ enum IndexRunBlock {
         private let options: PutOptions
         private var key: [UInt8] = []
         private var value = ByteWriter(capacity: IndexRunBlock.targetBytes + 64)
-        private var previous: [UInt8] = []
+        private let previous = KeyBuffer()
         /// Entries written so far (blocks closed or not).
         private(set) var count: UInt64 = 0
 
@@ -158,36 +158,26 @@ enum IndexRunBlock {
             if !value.bytes.isEmpty && (value.bytes.count >= IndexRunBlock.targetBytes || !sameIndex(entry)) {
                 try flush(cursor: cursor)
             }
-            var shared = 0
+            let shared: Int
             if value.bytes.isEmpty {
                 key = runPrefix
                 key.append(contentsOf: entry)
                 shared = entry.count
+                previous.replace(with: entry)
             } else {
-                shared = previous.withUnsafeBytes { previous in
-                    let limit = min(previous.count, entry.count)
-                    var shared = 0
-                    while shared < limit && previous[shared] == entry[shared] { shared += 1 }
-                    return shared
-                }
+                shared = commonPrefixCount(previous.bytes, entry)
+                previous.replace(keeping: shared, appending: UnsafeRawBufferPointer(rebasing: entry[shared...]))
             }
             let suffix = entry.count - shared
             value.write(varint: shared)
             value.write(varint: UInt64(suffix) << 1 | (live ? 0 : 1))
             value.write(raw: UnsafeRawBufferPointer(rebasing: entry[shared...]))
-            previous.removeAll(keepingCapacity: true)
-            previous.append(contentsOf: entry)
             count += 1
         }
 
         /// Whether `entry` belongs to the index of the previous entry (their index ids match).
         private func sameIndex(_ entry: UnsafeRawBufferPointer) -> Bool {
-            guard entry.count >= IndexKey.prefixBytes, previous.count >= IndexKey.prefixBytes else { return false }
-            return previous.withUnsafeBytes {
-                compareBytes(
-                    UnsafeRawBufferPointer(rebasing: $0[..<IndexKey.prefixBytes]),
-                    UnsafeRawBufferPointer(rebasing: entry[..<IndexKey.prefixBytes])) == 0
-            }
+            commonPrefixCount(previous.bytes, entry) >= IndexKey.prefixBytes
         }
 
         /// Writes the open block, if any.

@@ -1,7 +1,8 @@
 import LMDB
 
-/// Walks the index entries of several runs as one sorted sequence (a k-way merge): each key
-/// once, from the newest run that holds it, ascending or descending, within a key range.
+/// Walks the index entries of several runs as one sorted sequence (a k-way merge over a loser
+/// tree): each key once, from the newest run that holds it, ascending or descending, within a
+/// key range.
 ///
 /// Keys are entry keys (``IndexKey``: index id, components, item id) without their run prefix.
 /// Each run is read a block at a time (``IndexRunBlock``), decoded into memory the walk owns, so
@@ -20,6 +21,12 @@ struct IndexRunWalk {
     /// Each head's current key (a null pointer when the head is done), kept apart from the
     /// heads so that choosing the next key touches no reference.
     private var current: [UnsafeRawBufferPointer]
+    /// The tournament over the heads: `losers[node]` is the head that lost the match at
+    /// internal node `node` (1..<heads.count), `winner` the head whose key is next.
+    private var losers: [Int]
+    private var winner = 0
+    /// The key ``next(_:)`` yielded last, while it skips older runs' entries of it.
+    private let yielded = KeyBuffer()
     private let start: [UInt8]
     private let end: [UInt8]?
     private let descending: Bool
@@ -39,6 +46,7 @@ struct IndexRunWalk {
                 heads: zip(runs, cursors).map { Head(cursor: $1, prefix: IndexRuns.prefix($0.id)) },
                 start: start, end: end, descending: descending)
             for index in walk.heads.indices { try walk.position(index) }
+            walk.playTournament()
             return try body(&walk)
         }
     }
@@ -57,6 +65,7 @@ struct IndexRunWalk {
     private init(heads: [Head], start: [UInt8], end: [UInt8]?, descending: Bool) {
         self.heads = heads
         self.current = Array(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: heads.count)
+        self.losers = Array(repeating: 0, count: heads.count)
         self.start = start
         self.end = end
         self.descending = descending
@@ -174,36 +183,73 @@ struct IndexRunWalk {
         }
     }
 
+    /// Whether head `lhs`'s current key comes before head `rhs`'s in the walk: the smaller key
+    /// (the greater when descending), on equal keys the newer run, a head that is done last.
+    @inline(__always)
+    private func precedes(_ lhs: Int, _ rhs: Int) -> Bool {
+        let left = current[lhs]
+        let right = current[rhs]
+        guard left.baseAddress != nil else { return false }
+        guard right.baseAddress != nil else { return true }
+        let order = compareBytes(left, right)
+        if order == 0 { return lhs > rhs }
+        return descending ? order > 0 : order < 0
+    }
+
+    /// Plays the tournament over every head (``losers``, ``winner``): once, after the heads are
+    /// positioned.
+    private mutating func playTournament() {
+        let count = heads.count
+        guard count > 1 else { return }
+        // winners[node]: the head that wins the subtree under `node`; the heads are nodes
+        // count..<2·count, and node n's children are 2n and 2n + 1.
+        var winners = [Int](repeating: 0, count: 2 * count)
+        for index in 0..<count { winners[count + index] = index }
+        for node in stride(from: count - 1, through: 1, by: -1) {
+            let (left, right) = (winners[2 * node], winners[2 * node + 1])
+            let leftWins = precedes(left, right)
+            winners[node] = leftWins ? left : right
+            losers[node] = leftWins ? right : left
+        }
+        winner = winners[1]
+    }
+
+    /// Plays again the matches of head `index`, whose key changed, up to the root: log₂ of the
+    /// number of runs comparisons.
+    private mutating func replay(_ index: Int) {
+        let count = heads.count
+        var candidate = index
+        var node = (count + index) / 2
+        while node >= 1 {
+            if precedes(losers[node], candidate) { swap(&losers[node], &candidate) }
+            node /= 2
+        }
+        winner = candidate
+    }
+
     /// Calls `body` with the next key of the walk (its run prefix removed) and whether it is
     /// live, skipping the same key in older runs; returns `false` when the walk is over. The
     /// key is valid during the call.
+    ///
+    /// The heads play a tournament (a loser tree, as in an external sort's merge): the winner is
+    /// the next key, and advancing it replays only its own matches.
     mutating func next(_ body: (_ key: UnsafeRawBufferPointer, _ live: Bool) throws -> Void) throws -> Bool {
-        var best = -1
-        var bestKey = UnsafeRawBufferPointer(start: nil, count: 0)
-        // Older heads holding the best key so far: their entries are overridden.
-        var tied: [Int] = []
-        // Newest first, so that on equal keys the newest run is the one kept.
-        for index in current.indices.reversed() {
-            let key = current[index]
-            guard key.baseAddress != nil else { continue }
-            if best < 0 {
-                best = index
-                bestKey = key
-                continue
-            }
-            let order = compareBytes(key, bestKey)
-            if order == 0 {
-                tied.append(index)
-            } else if descending ? order > 0 : order < 0 {
-                best = index
-                bestKey = key
-                tied.removeAll(keepingCapacity: true)
-            }
-        }
-        guard best >= 0, let position = heads[best].position else { return false }
-        for index in tied { try advance(index) }
-        try body(bestKey, heads[best].block.entries[position].live)
+        guard !heads.isEmpty else { return false }
+        let best = winner
+        let key = current[best]
+        guard key.baseAddress != nil, let position = heads[best].position else { return false }
+        try body(key, heads[best].block.entries[position].live)
+        // Older runs' entries of the same key are overridden: they win next, one after another
+        // (on equal keys the newer run wins), and are skipped. The key is copied first, as
+        // advancing may decode a new block over it.
+        yielded.replace(with: key)
         try advance(best)
+        replay(best)
+        while current[winner].baseAddress != nil && compareBytes(current[winner], yielded.bytes) == 0 {
+            let skipped = winner
+            try advance(skipped)
+            replay(skipped)
+        }
         return true
     }
 

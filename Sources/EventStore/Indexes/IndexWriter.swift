@@ -52,9 +52,14 @@ struct IndexWriter {
     func update(collection: String, id: String, before: ItemState, after: ItemState, changes: inout IndexChanges) {
         guard let indexes = byCollection[collection] else { return }
         for index in indexes {
-            changes.move(
-                from: before.exists ? { index.appendKey(id: id, to: &$0, value: before.value(of:)) } : nil,
-                to: after.exists ? { index.appendKey(id: id, to: &$0, value: after.value(of:)) } : nil)
+            // A non-escaping closure: neither state is copied into a context.
+            changes.move(old: before.exists, new: after.exists) { new, key in
+                if new {
+                    index.appendKey(id: id, to: &key) { after.value(of: $0) }
+                } else {
+                    index.appendKey(id: id, to: &key) { before.value(of: $0) }
+                }
+            }
         }
     }
 

@@ -1,11 +1,5 @@
 import LMDB
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension Store {
     /// Checks the log's invariants and compares every projection with a rebuild from the log:
     /// byte for byte, except the search index (and each item's doc id in it), which is compared
@@ -173,14 +167,6 @@ extension Store {
             }
         }
     }
-}
-
-/// LMDB's default key order: bytes, then the shorter first on a common prefix.
-func compareBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
-    let common = min(lhs.count, rhs.count)
-    let order = common == 0 ? 0 : Int(memcmp(lhs.baseAddress!, rhs.baseAddress!, common))
-    if order != 0 { return order }
-    return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
 }
 
 func hex(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -308,4 +308,66 @@ struct IndexRunsTests {
             #expect(rebuilt.map(\.id) == expected.map(\.id))
         }
     }
+
+    /// Every entry a walk yields, tombstones included: (key text, live).
+    static func walk(
+        _ tx: ReadTransaction, _ database: Database, _ state: Database, from start: String, to end: String?,
+        descending: Bool
+    ) throws -> [(String, Bool)] {
+        let runs = try IndexRunDirectory.load(tx: tx, state: state).runs
+        return try IndexRunWalk.withWalk(
+            over: runs, in: database, tx: tx, start: key(start), end: end.map(key) ?? [0, 0, 0, 10],
+            descending: descending
+        ) { walk in
+            var entries: [(String, Bool)] = []
+            var more = true
+            while more {
+                more = try walk.next { key, live in
+                    entries.append((String(decoding: key.dropFirst(4), as: UTF8.self), live))
+                }
+            }
+            return entries
+        }
+    }
+
+    /// Random runs over a small key space (so that runs overlap often, up to every run holding
+    /// a key), merged as they fall due, some merges spread over commits: every walk, ascending
+    /// or descending, over every range, yields each key once with its newest run's entry, as a
+    /// model keeping the last write of each key does. The runs' tournament decides ties by run.
+    @Test(arguments: [1, 2, 3, 4, 5, 6]) func walksAnswerLikeTheLastWriteOfEachKey(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        try Self.withIndexDatabase { tx, database, state in
+            var model: [String: Bool] = [:]
+            let keys = (100..<160).map { "k\($0)" }
+            for commit in 0..<Int.random(in: 1...40, using: &random) {
+                var entries: [String: Bool] = [:]
+                for _ in 0..<Int.random(in: 1...(commit % 5 == 0 ? 50 : 6), using: &random) {
+                    entries[keys.randomElement(using: &random)!] = Bool.random(using: &random)
+                }
+                let sorted = entries.sorted { $0.key < $1.key }
+                try Self.write(
+                    sorted.map { ($0.key, $0.value) }, tx, database, state,
+                    budget: UInt64.random(in: 1...64, using: &random))
+                for (key, live) in sorted { model[key] = live }
+                let bounds = [keys.randomElement(using: &random)!, keys.randomElement(using: &random)!].sorted()
+                for (start, end) in [("", nil), (bounds[0], Optional(bounds[1]))] {
+                    let inRange = model.filter { entry in entry.key >= start && end.map { entry.key < $0 } ?? true }
+                    let live = inRange.filter(\.value).keys.sorted()
+                    for descending in [false, true] {
+                        let walked = try Self.walk(tx, database, state, from: start, to: end, descending: descending)
+                        let place =
+                            "seed \(seed), commit \(commit), \(start)..<\(end ?? "end"), descending \(descending)"
+                        // Each key once, in order; a live entry where the last write made it live.
+                        // Tombstones may be gone (merges into the oldest run drop them), but one
+                        // yielded is the key's last write.
+                        let walkedKeys = walked.map(\.0)
+                        #expect(walkedKeys == (descending ? walkedKeys.sorted(by: >) : walkedKeys.sorted()), "\(place)")
+                        #expect(Set(walkedKeys).count == walkedKeys.count, "\(place)")
+                        #expect(walked.filter(\.1).map(\.0) == (descending ? live.reversed() : live), "\(place)")
+                        #expect(walked.allSatisfy { inRange[$0.0] == $0.1 }, "\(place)")
+                    }
+                }
+            }
+        }
+    }
 }

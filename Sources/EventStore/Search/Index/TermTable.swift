@@ -53,21 +53,14 @@ struct TermTable {
     /// The rank of every term in LMDB's key order (``compareBytes(_:_:)``): `ranks[n]` is the
     /// position of term `n` among all terms sorted by their bytes.
     ///
-    /// Terms are sorted by their first 8 bytes as one big-endian integer (zero-padded, which
-    /// keeps byte order: a shorter term pads with zeros where a longer one has bytes), and by
-    /// all their bytes only when those are equal: most comparisons are one integer compare.
+    /// Terms are sorted by their first 8 bytes as one big-endian integer (``bigEndianPrefix(_:from:)``),
+    /// and by all their bytes only when those are equal: most comparisons are one integer compare.
     func ranks() -> [Int32] {
         arena.withUnsafeBytes { arena in
             func bytes(_ number: Int32) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: arena[Int(starts[Int(number)])..<Int(starts[Int(number) + 1])])
             }
-            var order = (0..<Int32(count)).map { number -> (prefix: UInt64, number: Int32) in
-                var prefix: UInt64 = 0
-                for (index, byte) in bytes(number).prefix(8).enumerated() {
-                    prefix |= UInt64(byte) << UInt64(56 - 8 * index)
-                }
-                return (prefix, number)
-            }
+            var order = (0..<Int32(count)).map { (prefix: bigEndianPrefix(bytes($0)), number: $0) }
             order.sort {
                 $0.prefix != $1.prefix ? $0.prefix < $1.prefix : compareBytes(bytes($0.number), bytes($1.number)) < 0
             }

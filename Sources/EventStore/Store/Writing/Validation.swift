@@ -32,12 +32,15 @@ enum Validation {
 
     /// Checks a name of 1 to `limit` bytes of UTF-8 without NUL.
     private static func text(_ text: String, named what: String, limit: Int) throws {
-        let utf8 = text.utf8
-        guard !utf8.isEmpty else { throw EventStoreError(.invalidName, "\(what) is empty") }
-        guard utf8.count <= limit else {
-            throw EventStoreError(.invalidName, "\(what) is \(utf8.count) bytes (limit \(limit))")
+        var text = text
+        // The bytes themselves: searching them is a loop over memory, not over the string's view.
+        try text.withUTF8 { utf8 in
+            guard !utf8.isEmpty else { throw EventStoreError(.invalidName, "\(what) is empty") }
+            guard utf8.count <= limit else {
+                throw EventStoreError(.invalidName, "\(what) is \(utf8.count) bytes (limit \(limit))")
+            }
+            guard !utf8.contains(0) else { throw EventStoreError(.invalidName, "\(what) holds a NUL character") }
         }
-        guard !utf8.contains(0) else { throw EventStoreError(.invalidName, "\(what) holds a NUL character") }
     }
 
     static func fields(_ fields: [String: Value], operation: EventOperation, updates: Int = 0) throws {

@@ -13,16 +13,14 @@ struct ByteWriter {
     @inline(__always)
     mutating func write(_ byte: UInt8) { bytes.append(byte) }
 
-    // Fixed-width integers are appended a byte at a time: for 4 or 8 bytes that is cheaper than
-    // the generic append of a buffer (measured: about 40% less time per integer).
     @inline(__always)
     mutating func write(bigEndian value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always)
     mutating func write(bigEndian value: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always)

@@ -11,13 +11,13 @@
 extension ByteWriter {
     mutating func write(updates: [String: FieldUpdate]) {
         write(varint: updates.count)
-        updates.forEachInUTF8Order { index in
+        for index in updates.indicesInUTF8Order() {
             let (name, update) = updates[index]
             write(string: name)
             if let increment = update.increment {
                 write(UInt8(1))
                 write(varint: UInt64(bitPattern: (increment << 1) ^ (increment >> 63)))
-                return
+                continue
             }
             write(UInt8(2))
             write(varint: update.add.count)

@@ -66,7 +66,7 @@ extension ItemState {
         }
         writer.write(varint: fields.count)
         let fields = self.fields
-        fields.forEachInUTF8Order { slot in
+        for slot in fields.indicesInUTF8Order() {
             let (name, field) = fields[slot]
             writer.write(string: name)
             writer.write(field.value)

@@ -40,7 +40,7 @@ extension ByteWriter {
     /// A field map: varint count, then (name, value) pairs in byte order of the names.
     mutating func write(fields: [String: Value]) {
         write(varint: fields.count)
-        fields.forEachInUTF8Order { index in
+        for index in fields.indicesInUTF8Order() {
             write(string: fields[index].key)
             write(fields[index].value)
         }

@@ -52,15 +52,17 @@ func utf8Prefix(_ string: String) -> UInt64 {
 }
 
 extension Dictionary where Key == String {
-    /// Calls `body` with the dictionary's positions in the UTF-8 order of their keys (the order
-    /// every encoding lists fields in).
+    /// The dictionary's positions in the UTF-8 order of their keys (the order every encoding
+    /// lists fields in).
     ///
     /// The positions are sorted in temporary memory by each key's first 8 bytes as an integer
     /// (``utf8Prefix(_:)``), the keys themselves compared only when those are equal: no value is
-    /// retained, no name hashed, and nothing allocated on the heap for the maps items hold.
-    func forEachInUTF8Order(_ body: (Index) throws -> Void) rethrows {
+    /// retained, no name hashed, and the one allocation is the array returned. (A closure that
+    /// visits the positions instead would make the encoders' loops capture their state.)
+    func indicesInUTF8Order() -> [Index] {
+        if count < 2 { return Array(indices) }
         let keys = self.keys
-        try withUnsafeTemporaryAllocation(of: (prefix: UInt64, index: Index).self, capacity: count) { order in
+        return withUnsafeTemporaryAllocation(of: (prefix: UInt64, index: Index).self, capacity: count) { order in
             var filled = 0
             for index in indices {
                 order.initializeElement(at: filled, to: (utf8Prefix(keys[index]), index))
@@ -69,7 +71,7 @@ extension Dictionary where Key == String {
             defer { order.prefix(filled).deinitialize() }
             var sorted = UnsafeMutableBufferPointer(rebasing: order[..<filled])
             sorted.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : utf8Less(keys[$0.index], keys[$1.index]) }
-            for entry in sorted { try body(entry.index) }
+            return sorted.map(\.index)
         }
     }
 }

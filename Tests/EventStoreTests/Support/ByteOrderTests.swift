@@ -69,8 +69,7 @@ struct ByteOrderTests {
                 let name = stems.randomElement(using: &random)! + (Bool.random(using: &random) ? "\(number)" : "")
                 map[name] = number
             }
-            var visited: [String] = []
-            map.forEachInUTF8Order { visited.append(map[$0].key) }
+            let visited = map.indicesInUTF8Order().map { map[$0].key }
             #expect(visited == map.keys.sorted(by: utf8Less))
             #expect(
                 visited.map { Array($0.utf8) }

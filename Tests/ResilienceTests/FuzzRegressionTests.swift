@@ -52,6 +52,24 @@ struct FuzzRegressionTests {
         }
     }
 
+    /// segment: a posting list whose count and frequency are varints longer than they need be
+    /// (`0x81 0x00` for 1). A merge copies runs of live postings as stored, so its bytes differ
+    /// from a list built posting by posting; what they decode to must not.
+    static let nonMinimalVarintList: [UInt8] = [0x00, 0x81, 0x00, 0x01, 0x80, 0xD0, 0xA8, 0x00, 0x00]
+
+    @Test("segment merge: a list with varints longer than needed merges into the same postings")
+    func nonMinimalVarintsMergeIntoTheSamePostings() throws {
+        try FuzzRegressionTests.nonMinimalVarintList.withUnsafeBytes { list in
+            let postings = try PostingList.Decoder.decodeAll(list)
+            var merged = PostingList.Builder(positions: false)
+            #expect(try merged.append(liveOf: list) { _ in true } == 1)
+            var bytes = ByteWriter()
+            merged.encode(into: &bytes)
+            #expect(try bytes.bytes.withUnsafeBytes { try PostingList.Decoder.decodeAll($0) } == postings)
+            #expect(bytes.bytes != PostingList.encoded(postings), "the run is copied as stored")
+        }
+    }
+
     @Test("public API: non-finite doubles are refused before they reach the log")
     func nonFiniteDoublesRefused() async throws {
         try await withTemporaryStore { store in

@@ -17,6 +17,27 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         precondition(again == postings, "posting list round trip changed the postings")
         precondition((try? PostingList.count(in: bytes)) == postings.count, "header count differs from the postings")
+        // Merged as a merge does (runs of live postings copied as stored), with the documents
+        // whose ids' low bits match the last byte dead: the same postings as built posting by
+        // posting (the bytes may differ: a stored varint that is not minimal is copied as it is).
+        let deadBits = UInt32(bytes.last ?? 0) & 3
+        func isLive(_ docID: UInt32) -> Bool { docID & 3 != deadBits }
+        var merged = PostingList.Builder(positions: decoder.hasPositions)
+        var expected = PostingList.Builder(positions: decoder.hasPositions)
+        precondition((try? merged.append(liveOf: bytes, isLive: isLive)) == postings.count, "merge read a count")
+        for posting in postings where isLive(posting.docID) { expected.append(posting) }
+        var mergedBytes = ByteWriter()
+        var expectedBytes = ByteWriter()
+        merged.encode(into: &mergedBytes)
+        expected.encode(into: &expectedBytes)
+        precondition(merged.count == expected.count, "merge kept another number of postings")
+        if expected.count > 0 {
+            let (mergedPostings, expectedPostings) = (
+                mergedBytes.bytes.withUnsafeBytes { try? PostingList.Decoder.decodeAll($0) },
+                expectedBytes.bytes.withUnsafeBytes { try? PostingList.Decoder.decodeAll($0) }
+            )
+            precondition(mergedPostings != nil && mergedPostings == expectedPostings, "merge copied runs wrong")
+        }
         // Each posting's positions either decode to growing positions that survive a round
         // trip, or are corrupt.
         for posting in postings {

@@ -69,6 +69,51 @@ enum PostingList {
             count += 1
         }
 
+        /// Appends the postings of the stored list `list` whose documents `isLive` accepts, and
+        /// returns how many postings the list holds (live or not). Their doc ids must follow the
+        /// builder's last one (a later segment's list).
+        ///
+        /// A run of consecutive live postings is copied as stored: its postings' bytes (their
+        /// doc ids are deltas from the posting before, which the run holds too) and their
+        /// positions. Only the first doc id of a run is written again, as a delta from the
+        /// builder's last posting: merging reads each posting's varints once and writes none.
+        mutating func append(liveOf list: UnsafeRawBufferPointer, isLive: (UInt32) throws -> Bool) throws -> Int {
+            var decoder = try Decoder(list)
+            guard decoder.hasPositions == positions else {
+                // Lists without positions into a list with them: each posting is written again.
+                while let posting = try decoder.next() {
+                    if try isLive(posting.docID) { append(posting) }
+                }
+                return decoder.count
+            }
+            var run: (postings: Range<Int>, positions: Range<Int>)?
+            func copyRun() {
+                guard let open = run else { return }
+                postings.write(raw: UnsafeRawBufferPointer(rebasing: list[open.postings]))
+                if positions { positionBytes.write(raw: UnsafeRawBufferPointer(rebasing: list[open.positions])) }
+                run = nil
+            }
+            while let stored = try decoder.nextStored() {
+                guard try isLive(stored.docID) else {
+                    copyRun()
+                    continue
+                }
+                if let open = run {
+                    run = (
+                        open.postings.lowerBound..<stored.rest.upperBound,
+                        open.positions.lowerBound..<stored.positions.upperBound
+                    )
+                } else {
+                    postings.write(varint: UInt64(stored.docID &- previous))
+                    run = (stored.rest, stored.positions)
+                }
+                previous = stored.docID
+                count += 1
+            }
+            copyRun()
+            return decoder.count
+        }
+
         /// Appends the list to `writer`.
         func encode(into writer: inout ByteWriter) {
             writer.write(positions ? PostingList.flagsWithPositions : PostingList.flagsWithoutPositions)
@@ -150,8 +195,10 @@ enum PostingList {
             return UInt32(result)
         }
 
+        /// Reads the next posting's doc id, or returns `nil` after the last (checking that no
+        /// bytes trail the list).
         @inline(__always)
-        mutating func next() throws -> Posting? {
+        private mutating func nextDocID() throws -> UInt32? {
             guard read < count else {
                 guard offset == postingsEnd, positionsOffset == buffer.count else {
                     throw ByteReader.corrupt("posting list (trailing bytes)")
@@ -162,19 +209,47 @@ enum PostingList {
             guard read == 0 || delta > 0, delta <= UInt32.max - previous else {
                 throw ByteReader.corrupt("posting list doc ids")
             }
-            let docID = previous + delta
-            let frequency = try varint32()
-            let length = try varint32()
-            var positions = UnsafeRawBufferPointer(start: nil, count: 0)
+            read += 1
+            previous += delta
+            return previous
+        }
+
+        /// Reads the posting's positions' size (with positions) and returns where they lie.
+        @inline(__always)
+        private mutating func nextPositions() throws -> Range<Int> {
+            let start = positionsOffset
             if hasPositions {
                 let size = Int(try varint32())
                 guard size <= buffer.count - positionsOffset else { throw ByteReader.corrupt("posting list positions") }
-                positions = UnsafeRawBufferPointer(rebasing: buffer[positionsOffset..<positionsOffset + size])
                 positionsOffset += size
             }
-            read += 1
-            previous = docID
-            return Posting(docID: docID, frequency: frequency, length: length, positions: positions)
+            return start..<positionsOffset
+        }
+
+        /// The next posting's doc id and where it is stored: its bytes after its doc id delta
+        /// (frequency, length and positions' size) and its positions, or `nil` after the last.
+        /// Checked as ``next()`` checks.
+        @inline(__always)
+        mutating func nextStored() throws -> (docID: UInt32, rest: Range<Int>, positions: Range<Int>)? {
+            guard let docID = try nextDocID() else { return nil }
+            let restStart = offset
+            _ = try varint32()
+            _ = try varint32()
+            let positions = try nextPositions()
+            return (docID, restStart..<offset, positions)
+        }
+
+        @inline(__always)
+        mutating func next() throws -> Posting? {
+            guard let docID = try nextDocID() else { return nil }
+            let frequency = try varint32()
+            let length = try varint32()
+            let positions = try nextPositions()
+            return Posting(
+                docID: docID, frequency: frequency, length: length,
+                positions: hasPositions
+                    ? UnsafeRawBufferPointer(rebasing: buffer[positions]) : UnsafeRawBufferPointer(start: nil, count: 0)
+            )
         }
 
         /// Every posting, checked to the end.

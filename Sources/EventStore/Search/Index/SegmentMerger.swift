@@ -74,9 +74,8 @@ struct SegmentMerger {
             }
             merged.removeAll(positions: positions)
             for (_, list) in lists {
-                try list.withUnsafeBytes { list in
-                    budget -= try PostingList.count(in: list)
-                    try dead.forEachLive(in: list) { merged.append($0) }
+                budget -= try list.withUnsafeBytes { list in
+                    try merged.append(liveOf: list) { try !dead.isDead($0) }
                 }
             }
             if merged.count > 0 {

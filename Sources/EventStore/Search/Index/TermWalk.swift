@@ -74,6 +74,7 @@ struct TermWalk {
         let leastFeed = feeds[least]
         let term = Array(leastFeed.buffer[leastFeed.entries[leastFeed.index].term])
         var lists: [(segment: Int, list: ArraySlice<UInt8>)] = []
+        lists.reserveCapacity(feeds.count - least)
         for index in least..<feeds.count where feeds[index].hasHead {
             if index != least && feeds[index].compareHead(with: leastFeed) != 0 { continue }
             let feed = feeds[index]

@@ -63,6 +63,82 @@ struct PostingListTests {
         }
     }
 
+    /// Merging copies runs of live postings as stored and writes only each run's first doc id
+    /// again: the merged list is byte for byte the one built posting by posting, for lists with
+    /// and without positions, whatever the dead documents (none, all, alternate, random runs),
+    /// and a stored list without positions merges into one with them.
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7]) func mergingLiveRunsEqualsRebuildingPostingByPosting(seed: UInt64)
+        throws
+    {
+        var random = SeededGenerator(seed: seed)
+        var positionStorage = ByteWriter()
+        var docID = UInt32.random(in: 1...50, using: &random)
+        // Three lists in doc-id order, as three segments hold a term; the last one without
+        // positions when the seed is odd.
+        var lists: [[(docID: UInt32, frequency: UInt32, length: UInt32, positions: Range<Int>)]] = []
+        for _ in 0..<3 {
+            var list: [(docID: UInt32, frequency: UInt32, length: UInt32, positions: Range<Int>)] = []
+            for _ in 0..<Int.random(in: 1...200, using: &random) {
+                var writer = ByteWriter()
+                var word = UInt32.random(in: 0...4, using: &random)
+                let positions = (0..<Int.random(in: 1...4, using: &random)).map { _ -> TermPosition in
+                    word += UInt32.random(in: 1...300, using: &random)
+                    return TermPosition(word: word, offset: 0)
+                }
+                PositionList.encode(positions, into: &writer)
+                let start = positionStorage.bytes.count
+                positionStorage.write(raw: writer.bytes)
+                list.append(
+                    (
+                        docID, UInt32.random(in: 1...500, using: &random),
+                        UInt32.random(in: 1...100_000, using: &random),
+                        start..<positionStorage.bytes.count
+                    ))
+                docID += UInt32.random(in: 1...(seed % 2 == 0 ? 3 : 20_000), using: &random)
+            }
+            lists.append(list)
+        }
+        let deadShapes: [(UInt32) -> Bool] = [
+            { _ in false }, { _ in true }, { $0 % 2 == 0 }, { ($0 / 7) % 3 == 0 },
+        ]
+        try positionStorage.bytes.withUnsafeBytes { storage throws in
+            let stored = lists.enumerated().map { number, list in
+                let withPositions = !(seed % 2 == 1 && number == 2)
+                let postings = list.map {
+                    Posting(
+                        docID: $0.docID, frequency: $0.frequency, length: $0.length,
+                        positions: withPositions
+                            ? UnsafeRawBufferPointer(rebasing: storage[$0.positions])
+                            : UnsafeRawBufferPointer(start: nil, count: 0))
+                }
+                return PostingList.encoded(postings, positions: withPositions)
+            }
+            for isDead in deadShapes {
+                var merged = PostingList.Builder(positions: true)
+                var expected = PostingList.Builder(positions: true)
+                for list in stored {
+                    try list.withUnsafeBytes { list in
+                        let read = try merged.append(liveOf: list) { !isDead($0) }
+                        #expect(read == (try PostingList.count(in: list)))
+                        for posting in try PostingList.Decoder.decodeAll(list) where !isDead(posting.docID) {
+                            expected.append(posting)
+                        }
+                    }
+                }
+                #expect(merged.count == expected.count)
+                guard expected.count > 0 else { continue }
+                var mergedBytes = ByteWriter()
+                var expectedBytes = ByteWriter()
+                merged.encode(into: &mergedBytes)
+                expected.encode(into: &expectedBytes)
+                #expect(mergedBytes.bytes == expectedBytes.bytes, "seed \(seed)")
+                #expect(
+                    try mergedBytes.bytes.withUnsafeBytes { try PostingList.Decoder.decodeAll($0) }.count
+                        == expected.count)
+            }
+        }
+    }
+
     @Test(arguments: [
         ("a position that does not grow", [2, 0] as [UInt8]),
         ("an offset of 0 marked as present", [3, 0]),

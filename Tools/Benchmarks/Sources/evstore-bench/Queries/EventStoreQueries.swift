@@ -76,7 +76,11 @@ struct EventStoreQueries {
         let watch = try EventStoreQueries.fill(store, with: tasks)
         result.figures["tasks.append.idx\(indexes)"] = watch.rate(tasks.count)
         result.figures["tasks.slowest.idx\(indexes)"] = watch.slowestMilliseconds
-        if indexes == 0 { result.figures["tasks.append.typed.idx0"] = try fillTyped(tasks, path: path + "-typed") }
+        if indexes == 0 {
+            // The bytes of the untyped append alone: the typed one below writes a store of its own.
+            if let written = ProcessStats.writtenBytes() { result.figures["tasks.wchar.idx0"] = written }
+            result.figures["tasks.append.typed.idx0"] = try fillTyped(tasks, path: path + "-typed")
+        }
         guard indexes == QuerySuite.indexes.count else { return result }
 
         let suite = QuerySuite(workload: workload, count: queries)

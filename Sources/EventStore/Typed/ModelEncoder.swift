@@ -17,22 +17,22 @@ enum ModelEncoder {
     /// - Throws: `EncodingError.invalidValue` for a number that is not finite, or for a value
     ///   that encodes nothing at all (as `JSONEncoder` does).
     static func encode<T: Encodable>(_ value: T) throws -> Value {
-        if let scalar = try scalar(value, at: []) { return scalar }
-        let node = Node()
-        try value.encode(to: Encoding(node: node, codingPath: []))
-        guard !node.isEmpty else {
-            throw EncodingError.invalidValue(
-                value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
-        }
-        return try node.value(at: [])
+        try encode(value, at: [], topLevel: true)
     }
 
     /// Encodes `value`, found at `path` (made only when needed: a nested encoder or an error).
-    private static func encode<T: Encodable>(_ value: T, at path: @autoclosure () -> [any CodingKey]) throws -> Value {
+    /// A nested value that encodes nothing is an empty object; a top-level one is refused.
+    private static func encode<T: Encodable>(
+        _ value: T, at path: @autoclosure () -> [any CodingKey], topLevel: Bool = false
+    ) throws -> Value {
         if let scalar = try scalar(value, at: path()) { return scalar }
         let path = path()
         let node = Node()
         try value.encode(to: Encoding(node: node, codingPath: path))
+        if topLevel && node.isEmpty {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path, debugDescription: "Top-level \(T.self) did not encode any values."))
+        }
         return try node.value(at: path)
     }
 

@@ -23,18 +23,28 @@ struct IndexRunsTests {
 
     static func key(_ text: String) -> [UInt8] { [0, 0, 0, 9] + Array(text.utf8) }
 
+    /// Calls `body` with a walk over the runs the directory in `state` lists, from `start` to
+    /// `end` (`nil`: the end of index 9's keys).
+    static func withWalk<T>(
+        _ tx: ReadTransaction, _ database: Database, _ state: Database, from start: String, to end: String?,
+        descending: Bool, _ body: (inout IndexRunWalk) throws -> T
+    ) throws -> T {
+        try IndexRunWalk.withWalk(
+            overRunsListedIn: state, in: database, tx: tx, start: key(start), end: end.map(key) ?? [0, 0, 0, 10],
+            descending: descending, body)
+    }
+
+    /// The text of an entry key of index 9.
+    static func text(_ key: UnsafeRawBufferPointer) -> String { String(decoding: key.dropFirst(4), as: UTF8.self) }
+
     static func live(
         _ tx: ReadTransaction, _ database: Database, _ state: Database, from start: String = "", to end: String? = nil,
         descending: Bool = false
     ) throws -> [String] {
-        let runs = try IndexRunDirectory.load(tx: tx, state: state).runs
-        return try IndexRunWalk.withWalk(
-            over: runs, in: database, tx: tx, start: key(start), end: end.map(key) ?? [0, 0, 0, 10],
-            descending: descending
-        ) { walk in
+        try withWalk(tx, database, state, from: start, to: end, descending: descending) { walk in
             var keys: [String] = []
             try walk.forEachLive { key in
-                keys.append(String(decoding: key.dropFirst(4), as: UTF8.self))
+                keys.append(text(key))
                 return true
             }
             return keys
@@ -314,18 +324,10 @@ struct IndexRunsTests {
         _ tx: ReadTransaction, _ database: Database, _ state: Database, from start: String, to end: String?,
         descending: Bool
     ) throws -> [(String, Bool)] {
-        let runs = try IndexRunDirectory.load(tx: tx, state: state).runs
-        return try IndexRunWalk.withWalk(
-            over: runs, in: database, tx: tx, start: key(start), end: end.map(key) ?? [0, 0, 0, 10],
-            descending: descending
-        ) { walk in
+        try withWalk(tx, database, state, from: start, to: end, descending: descending) { walk in
             var entries: [(String, Bool)] = []
             var more = true
-            while more {
-                more = try walk.next { key, live in
-                    entries.append((String(decoding: key.dropFirst(4), as: UTF8.self), live))
-                }
-            }
+            while more { more = try walk.next { key, live in entries.append((text(key), live)) } }
             return entries
         }
     }

@@ -63,11 +63,9 @@ extension ProjectionWriter {
     @discardableResult
     private func index(_ record: inout ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> Bool {
         let (collection, _) = try itemKey.withUnsafeBytes { try Keys.splitItem($0) }
-        guard let document = counters.search.document(of: record.state, collection: collection, writer: search) else {
-            return false
-        }
+        guard let text = search.text(collection: collection, state: record.state) else { return false }
         record.searchDocument = try counters.search.add(
-            document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
+            text, writer: search, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
         return true
     }
 }

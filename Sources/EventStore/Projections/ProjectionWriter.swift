@@ -29,7 +29,8 @@ final class ProjectionWriter {
         self.schemas = configuration.schemaRegistry
         self.replayRecordLimit = configuration.replayRecordLimit
         self.replayRecordBytes = configuration.replayRecordBytes
-        self.search = SearchIndexWriter(configuration: configuration.search)
+        self.search = SearchIndexWriter(
+            configuration: configuration.search, tokenizerChunk: configuration.tokenizerChunk)
         self.projections = configuration.projections
         self.indexes = IndexWriter(definitions: configuration.indexes, database: databases.indexes)
     }

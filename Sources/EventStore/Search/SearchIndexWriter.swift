@@ -7,14 +7,18 @@ import LMDB
 /// postings are written at the checkpoint as one segment (``SearchIndexChanges``). Nothing is
 /// removed in place, so a write costs about the postings it adds, whatever the index's size.
 /// See the Full-text search and Storage format articles for the layout.
-struct SearchIndexWriter {
+struct SearchIndexWriter: Sendable {
     let configuration: SearchConfiguration
     let tokenizer = Tokenizer()
+    /// New documents a transaction hands to the tokenizer thread at a time (see
+    /// ``SearchIndexChanges``).
+    let tokenizerChunk: Int
 
     /// A writer for `configuration`, in its canonical form: fields are indexed in the order of
     /// their names, so that term positions do not depend on the order they were declared in.
-    init(configuration: SearchConfiguration) {
+    init(configuration: SearchConfiguration, tokenizerChunk: Int = 16) {
         self.configuration = configuration.canonical
+        self.tokenizerChunk = max(1, tokenizerChunk)
     }
 
     /// A document as indexed: its weighted terms and its tags, as numbers of the transaction's
@@ -34,24 +38,33 @@ struct SearchIndexWriter {
         var length: UInt32 = 0
     }
 
-    /// The searchable content of an item state, or `nil` when nothing is searchable; its terms
-    /// are added to `table`, their positions to `positions`.
-    func document(
-        collection: String, state: ItemState, terms table: inout TermTable, positions: inout PositionCollector
-    ) -> Document? {
+    /// The searchable text of an item state, taken out of it so that it can be tokenized later,
+    /// on another thread (``DocumentTokenizer``), or `nil` when nothing is searchable.
+    func text(collection: String, state: ItemState) -> DocumentText? {
         guard state.exists else { return nil }
         let fields = configuration.fields(for: collection)
         guard !fields.isEmpty else { return nil }
+        var text = DocumentText()
+        text.fields.reserveCapacity(fields.count)
+        for field in fields {
+            guard let value = state.value(of: field.name) else { continue }
+            text.fields.append(DocumentText.Field(weight: UInt32(field.weight), value: value))
+        }
+        text.tags = state.value(of: configuration.tagField)
+        return text
+    }
+
+    /// The document of `text`: its terms are added to `table`, their positions to `positions`.
+    func document(of text: DocumentText, terms table: inout TermTable, positions: inout PositionCollector) -> Document {
         var document = Document()
         // Room for a typical document's distinct terms at once, rather than growing the array
         // through every power of two.
         document.terms.reserveCapacity(64)
         table.beginDocument()
         var counter = PositionCounter()
-        for field in fields {
-            guard let value = state.value(of: field.name) else { continue }
-            let weight = UInt32(field.weight)
-            forEachString(in: value) { text in
+        for field in text.fields {
+            let weight = field.weight
+            forEachString(in: field.value) { text in
                 // One unused word between strings: no phrase spans two fields or elements.
                 counter.skipWord()
                 _ = tokenizer.scan(text) { term, kind in
@@ -70,7 +83,7 @@ struct SearchIndexWriter {
             }
         }
         positions.finishDocument(terms: document.terms.count) { term, range in document.terms[term].positions = range }
-        if let tags = state.value(of: configuration.tagField) {
+        if let tags = text.tags {
             var term: [UInt8] = []
             forEachString(in: tags) { tag in
                 let normalized = tokenizer.normalizeTag(tag)
@@ -115,7 +128,8 @@ struct SearchIndexWriter {
     ) throws -> UInt32 {
         if searchableContentEqual(collection: collection, before.state, after) { return before.searchDocument }
         try changes.retire(before.searchDocument, collection: collection, tx: tx, databases: databases)
-        guard let document = changes.document(of: after, collection: collection, writer: self) else { return 0 }
-        return try changes.add(document, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
+        guard let text = text(collection: collection, state: after) else { return 0 }
+        return try changes.add(
+            text, writer: self, itemKey: itemKey, collection: collection, tx: tx, databases: databases)
     }
 }

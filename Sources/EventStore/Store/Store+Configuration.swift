@@ -89,6 +89,10 @@ extension Store {
         /// them in the store. Items of 100 KB would otherwise fill memory long before 65,536 of
         /// them. Tests lower it.
         var replayRecordBytes = 64 << 20
+        /// New search documents a transaction hands to the tokenizer thread at a time; a
+        /// transaction with fewer tokenizes them on the writer (see ``DocumentTokenizer``). Tests
+        /// set it to 1 (every document on the tokenizer thread) and to `Int.max` (none).
+        var tokenizerChunk = 16
         /// The events a rebuild or a verify replays per transaction. Tests lower it.
         var rebuildChunkEvents: UInt64 = 20_000
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.

@@ -153,7 +153,7 @@ enum SegmentEntry {
         mutating func add(
             term: UnsafeRawBufferPointer, list: UnsafeRawBufferPointer,
             put: (_ key: [UInt8], _ value: [UInt8]) throws -> Void
-        ) throws {
+        ) rethrows {
             assert(count == 0 || previous.withUnsafeBytes { compareBytes($0, term) } < 0, "terms must grow")
             var shared = 0
             if count > 0 {
@@ -179,7 +179,7 @@ enum SegmentEntry {
         }
 
         /// Writes the entry under way, if any, through `put`.
-        mutating func flush(put: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws {
+        mutating func flush(put: (_ key: [UInt8], _ value: [UInt8]) throws -> Void) rethrows {
             guard count > 0 else { return }
             let key = segment + first
             if count == 1 {

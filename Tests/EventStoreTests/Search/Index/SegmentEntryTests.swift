@@ -31,11 +31,11 @@ struct SegmentEntryTests {
         var entries: [(key: [UInt8], value: [UInt8])] = []
         let put = { (key: [UInt8], value: [UInt8]) in entries.append((key, value)) }
         for (term, list) in terms {
-            try term.withUnsafeBytes { term in
-                try list.withUnsafeBytes { try builder.add(term: term, list: $0, put: put) }
+            term.withUnsafeBytes { term in
+                list.withUnsafeBytes { builder.add(term: term, list: $0, put: put) }
             }
         }
-        try builder.flush(put: put)
+        builder.flush(put: put)
         return entries
     }
 

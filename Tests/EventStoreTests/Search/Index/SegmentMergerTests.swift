@@ -121,6 +121,10 @@ struct SegmentMergerTests {
     /// Builds eight tier-1 segments (the last just big enough), so a merge starts whose work is
     /// larger than one small commit's budget. Each title ends with a long word (`wamentence0`…`3`,
     /// between the short words in key order), for typo lookups.
+    ///
+    /// A commit runs its merge work before its own segment joins the directory, so the merge
+    /// starts in the commit after the eighth segment's: one that earns a merge budget (320
+    /// postings) with notes of another collection, in a tier of their own, that no query finds.
     static func storeWithALongMerge(_ store: Store, _ random: inout SeededGenerator) async throws {
         for batch in 0..<8 {
             let count = batch == 7 ? 60 : 200
@@ -131,6 +135,12 @@ struct SegmentMergerTests {
                         fields: ["title": .string(title(&random, words: 10) + " wamentence\(index % 4)")])
                 })
         }
+        try await store.append(
+            (0..<40).map { index in
+                .put(
+                    "other", id: "start-\(index)",
+                    fields: ["title": "start \(index) alpha beta gamma delta epsilon zeta"])
+            })
     }
 
     @Test func aMergeSpansCommitsSurvivesReopeningAndNeverChangesAnswers() async throws {

@@ -166,6 +166,28 @@
             }
         }
 
+        /// A read that fails during a rebuild (of the log, of a held or stored record, of the index
+        /// being built) fails the rebuild: the store keeps the projections it had, and the next
+        /// rebuild succeeds.
+        @Test(arguments: [0, 2, 10, 25])
+        func aRebuildWhoseReadFailsKeepsTheActiveProjections(failAfterReads: Int) async throws {
+            var configuration = F.configuration()
+            configuration.rebuildChunkEvents = 7
+            try await withTemporaryStore(configuration: configuration) { store async throws in
+                try await Self.filled(store)
+                let before = try Snapshot(store)
+                let generation = try store.read { try $0.activeGeneration() }
+                store.environment._forceFailure(.cursorGet, error: .ioError, after: failAfterReads)
+                await #expect(throws: (any Error).self) { try await store.rebuildProjections() }
+                #expect(try store.read { try $0.activeGeneration() } == generation)
+                #expect(try Snapshot(store) == before)
+                try await store.rebuildProjections()
+                #expect(try store.read { try $0.activeGeneration() } == 1 - generation)
+                #expect(try store.search("sync", in: "notes", limit: 50).count == 20)
+                #expect(try store.verify().isConsistent)
+            }
+        }
+
         /// A rebuild indexes search once per item at the end (DeferredIndex); a replay transaction
         /// retried halfway (the map filled) must not allocate doc ids twice, nor apply an event to
         /// the records it holds in memory twice, nor skip a chunk whose checkpoint failed. With 7

@@ -38,7 +38,6 @@ final class DocumentTokenizer: @unchecked Sendable {
     func submit(_ texts: [DocumentText], after count: Int) {
         queue.async { [self] in
             keep(count)
-            documents.reserveCapacity(count + texts.count)
             for text in texts { documents.append(writer.document(of: text, terms: &terms, positions: &positions)) }
         }
     }

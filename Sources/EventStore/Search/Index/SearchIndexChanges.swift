@@ -138,8 +138,18 @@ struct SearchIndexChanges {
         return (zip(newDocuments, documents).map { TokenizedDocument(entry: $0, document: $1) }, terms, positions)
     }
 
-    /// Writes everything and runs the merge work this commit pays for.
+    /// Writes everything and runs the merge work this commit pays for, then forgets the changes.
+    ///
+    /// The writing works on a copy: a flush that throws leaves the changes as they were, so that
+    /// flushing them again counts nothing twice (the tokenizer drops what the failed flush handed
+    /// it, see ``DocumentTokenizer``).
     mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
+        var changes = self
+        try changes.write(tx: tx, databases: databases)
+        self = SearchIndexChanges()
+    }
+
+    private mutating func write(tx: WriteTransaction, databases: ProjectionDatabases) throws {
         guard directory != nil || !dead.isEmpty || !stats.isEmpty else { return }
         var directory = try loadDirectory(tx: tx, databases: databases)
         if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.state) }
@@ -187,6 +197,5 @@ struct SearchIndexChanges {
                 .init(id: id, firstDoc: first.docID, lastDoc: last.docID, postings: UInt64(postings)))
         }
         if directory != loadedDirectory { try directory.save(tx: tx, state: databases.state) }
-        self = SearchIndexChanges()
     }
 }

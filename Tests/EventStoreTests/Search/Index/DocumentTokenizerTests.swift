@@ -67,11 +67,14 @@ struct DocumentTokenizerTests {
 
     /// 16 threads append batches of searchable notes, every third batch ending with a note that a
     /// projection refuses. Group commit rolls each refused batch back alone, inside commits that
-    /// keep the others, after the batch's documents were handed to the tokenizer thread (one at a
-    /// time here). No refused word is found, every kept note is, and verify agrees with a rebuild.
-    @Test func aRequestRolledBackInAGroupTakesItsDocumentsWithIt() throws {
+    /// keep the others, after the batch's documents were handed to the tokenizer thread: one at a
+    /// time (every request finds the tokenizer started), three at a time (a request that starts
+    /// it may be the one rolled back, which takes the tokenizer with it), sixteen (the default).
+    /// No refused word is found, every kept note is, and verify agrees with a rebuild.
+    @Test(arguments: [1, 3, 16])
+    func aRequestRolledBackInAGroupTakesItsDocumentsWithIt(chunk: Int) throws {
         var configuration = Store.Configuration()
-        configuration.tokenizerChunk = 1
+        configuration.tokenizerChunk = chunk
         configuration.projections = [Refuses()]
         try withTemporaryStore(configuration: configuration) { store in
             let threads = 16

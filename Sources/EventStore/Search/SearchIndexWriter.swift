@@ -16,7 +16,7 @@ struct SearchIndexWriter: Sendable {
 
     /// A writer for `configuration`, in its canonical form: fields are indexed in the order of
     /// their names, so that term positions do not depend on the order they were declared in.
-    init(configuration: SearchConfiguration, tokenizerChunk: Int = 16) {
+    init(configuration: SearchConfiguration, tokenizerChunk: Int) {
         self.configuration = configuration.canonical
         self.tokenizerChunk = max(1, tokenizerChunk)
     }

@@ -25,12 +25,6 @@ struct SearchIndexChanges {
         var alive: Bool
     }
 
-    /// A new document with its terms, once tokenized.
-    private struct TokenizedDocument {
-        var entry: NewDocument
-        var document: SearchIndexWriter.Document
-    }
-
     /// The texts of new documents not yet handed to ``tokenizer`` (all of them while it is `nil`).
     private var texts: [DocumentText] = []
     /// How many new documents' texts went to ``tokenizer``: the first ones of ``newDocuments``.
@@ -108,34 +102,14 @@ struct SearchIndexChanges {
         return docID
     }
 
-    /// Hands the pending texts to the tokenizer thread, starting it when needed.
-    private mutating func handTextsOver(_ writer: SearchIndexWriter) {
-        let tokenizer = self.tokenizer ?? DocumentTokenizer(writer: writer)
+    /// Hands the pending texts to the tokenizer, starting it when needed: on a thread of its own
+    /// during the transaction, on this thread at the checkpoint.
+    private mutating func handTextsOver(_ writer: SearchIndexWriter, onThread: Bool = true) {
+        let tokenizer = self.tokenizer ?? DocumentTokenizer(writer: writer, onThread: onThread)
         self.tokenizer = tokenizer
         tokenizer.submit(texts, after: tokenizing)
         tokenizing += texts.count
         texts.removeAll()
-    }
-
-    /// Every new document with its terms, and the terms and positions of all of them.
-    private mutating func tokenizedDocuments() -> (
-        documents: [TokenizedDocument], terms: TermTable, positions: PositionCollector
-    ) {
-        var documents: [SearchIndexWriter.Document]
-        var terms = TermTable()
-        var positions = PositionCollector()
-        if let tokenizer, let writer {
-            if !texts.isEmpty { handTextsOver(writer) }
-            (documents, terms, positions) = tokenizer.finish(count: tokenizing)
-        } else {
-            documents = []
-            documents.reserveCapacity(texts.count)
-            if let writer {
-                for text in texts { documents.append(writer.document(of: text, terms: &terms, positions: &positions)) }
-            }
-        }
-        precondition(documents.count == newDocuments.count, "every new document is tokenized once")
-        return (zip(newDocuments, documents).map { TokenizedDocument(entry: $0, document: $1) }, terms, positions)
     }
 
     /// Writes everything and runs the merge work this commit pays for, then forgets the changes.
@@ -154,27 +128,27 @@ struct SearchIndexChanges {
         var directory = try loadDirectory(tx: tx, databases: databases)
         if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.state) }
 
-        // The new documents count in their collections' totals once they are tokenized (their
-        // lengths known), and only those still alive.
-        let (tokenized, terms, positions) = tokenizedDocuments()
-        let alive = tokenized.filter(\.entry.alive)
-        for new in alive {
-            try adjustStats(
-                new.entry.collection, documents: 1, length: Int64(new.document.length), tx: tx, databases: databases)
+        // The new documents are tokenized by now (on the tokenizer thread, or here for a few);
+        // those still alive count in their collections' totals, their lengths known.
+        if let writer, !texts.isEmpty { handTextsOver(writer, onThread: false) }
+        var documents: [NewSegment.Document] = []
+        if let tokenizer {
+            let tokenized = tokenizer.finish(count: tokenizing)
+            precondition(tokenized.count == newDocuments.count, "every new document is tokenized once")
+            for (entry, document) in zip(newDocuments, tokenized) where entry.alive {
+                try adjustStats(
+                    entry.collection, documents: 1, length: Int64(document.length), tx: tx, databases: databases)
+                try tx.put(
+                    IndexedDocument(length: document.length, itemKey: entry.itemKey).encoded(),
+                    forKey: IndexKeys.document(entry.docID), in: databases.searchDocuments, options: .append)
+                documents.append(
+                    NewSegment.Document(docID: entry.docID, collection: entry.collection, document: document))
+            }
         }
         for (collection, value) in stats { try value.save(collection, tx: tx, db: databases.state) }
-        for new in alive {
-            try tx.put(
-                IndexedDocument(length: new.document.length, itemKey: new.entry.itemKey).encoded(),
-                forKey: IndexKeys.document(new.entry.docID), in: databases.searchDocuments, options: .append)
-        }
-        let documents = alive.map {
-            NewSegment.Document(docID: $0.entry.docID, collection: $0.entry.collection, document: $0.document)
-        }
         let postings = documents.reduce(0) { $0 + $1.document.terms.count + $1.document.tags.count }
-        // The tokenizer thread, when the transaction has one, encodes the new segment while this
-        // thread merges older ones: the new segment joins the directory (and later merges) after
-        // the merge work.
+        // The tokenizer encodes the new segment, on its thread while this one merges older
+        // segments: the new segment joins the directory (and later merges) after the merge work.
         if !documents.isEmpty { tokenizer?.encodeSegment(of: documents) }
 
         // Merge work is earned per posting written and spent once enough has accumulated, so
@@ -187,9 +161,8 @@ struct SearchIndexChanges {
             try SegmentMerger(tx: tx, databases: databases).run(budget: budget, directory: &directory)
         }
 
-        if let first = documents.first, let last = documents.last {
-            let segment =
-                tokenizer?.encodedSegment() ?? NewSegment(documents: documents, terms: terms, positions: positions)
+        if let tokenizer, let first = documents.first, let last = documents.last {
+            let segment = tokenizer.encodedSegment()
             precondition(segment.postings == postings, "a segment holds every posting of its documents")
             let id = try directory.allocateSegmentID()
             try segment.write(as: id, tx: tx, database: databases.searchSegments)

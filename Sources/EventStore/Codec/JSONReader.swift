@@ -121,7 +121,7 @@ struct JSONReader {
         }
     }
 
-    private mutating func string() throws -> String {
+    mutating func string() throws -> String {
         index += 1
         let start = index
         // Fast path: no escapes.

@@ -183,7 +183,10 @@ extension Synchronizer {
 
     /// Checks a page: checksum, order, bounds.
     static func verify(_ page: PullPage, after: UInt64) throws {
-        let checksum = PageChecksum(events: page.events)
+        // The bytes as received, when the page was canonical JSON; otherwise (or when those differ)
+        // the events' canonical JSON.
+        let checksum =
+            page.receivedChecksum == page.checksum ? page.checksum : PageChecksum(events: page.events)
         guard checksum == page.checksum else {
             throw SyncError(
                 .protocolViolation,

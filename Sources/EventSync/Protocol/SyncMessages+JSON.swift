@@ -204,8 +204,22 @@ extension PullPage {
 
     /// Decodes a page. The checksum is *not* verified here (see ``PageChecksum``).
     ///
+    /// A page in exactly the form ``jsonBytes()`` writes (as every server does) is read without
+    /// building a JSON tree, and its events' checksum is taken over their bytes as received
+    /// (``receivedChecksum``) instead of encoding them again; any other form is read by the
+    /// general JSON parser.
+    ///
     /// - Throws: ``SyncError`` with code ``SyncError/Code/malformedBody``.
     public init(json: [UInt8]) throws {
+        if let page = json.withUnsafeBufferPointer(PullPage.init(canonical:)) {
+            self = page
+        } else {
+            try self.init(parsing: json)
+        }
+    }
+
+    /// Decodes a page in any form with the general JSON parser.
+    init(parsing json: [UInt8]) throws {
         let object = try JSONObject(parsing: json, context: "page")
         guard case .array(let values)? = object.members["events"] else {
             throw SyncError(.malformedBody, "page: \"events\" must be an array")
@@ -225,5 +239,34 @@ extension PullPage {
         self.init(
             events: events, next: try object.uint64("next"), head: try object.uint64("head"),
             epoch: try object.string("epoch"), digest: try object.digest("digest"), checksum: checksum)
+    }
+
+    /// A page in exactly the form ``jsonBytes()`` writes, or `nil` where the bytes differ from it
+    /// (see ``CanonicalJSONReader``), with the checksum of its events' bytes.
+    private init?(canonical json: UnsafeBufferPointer<UInt8>) {
+        var reader = CanonicalJSONReader(json, maxDepth: JSONObject.bodyDepth)
+        guard reader.skip(#"{"checksum":"#), let checksumHex = reader.string(),
+            let checksum = PageChecksum(hex: checksumHex), reader.skip(#","digest":"#), let digestHex = reader.string(),
+            let digest = LogDigest(hex: digestHex), reader.skip(#","epoch":"#), let epoch = reader.string(),
+            reader.skip(#","events":["#)
+        else { return nil }
+        var events: [Event] = []
+        var hash = FNV1a()
+        if !reader.skip("]") {
+            repeat {
+                let start = reader.offset
+                // The page object is level 1, its events array 2, each event 3.
+                guard let event = reader.event(depth: 3) else { return nil }
+                hash.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: json[start..<reader.offset])))
+                hash.combine(byte: 0x0A)
+                events.append(event)
+            } while reader.skip(",")
+            guard reader.skip("]") else { return nil }
+        }
+        guard reader.skip(#","head":"#), let head = reader.integer(), reader.skip(#","next":"#),
+            let next = reader.integer(), reader.skip("}"), reader.isAtEnd
+        else { return nil }
+        self.init(events: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum)
+        receivedChecksum = PageChecksum(rawValue: hash.state)
     }
 }

@@ -115,7 +115,10 @@ public struct PushResponse: Sendable, Hashable {
 /// A page of a server log: `GET /v1/stores/{store}/events?after=SEQ&limit=N`.
 public struct PullPage: Sendable, Hashable {
     /// The events after `after`, in server order; each `seq` is its server seq.
-    public var events: [Event]
+    public var events: [Event] {
+        // The received bytes no longer show the events.
+        didSet { receivedChecksum = nil }
+    }
     /// The cursor for the next page: the seq of the last event (or `after` when empty).
     public var next: UInt64
     /// The server's head when the page was read.
@@ -126,6 +129,10 @@ public struct PullPage: Sendable, Hashable {
     public var digest: LogDigest
     /// The checksum of ``events`` (see ``PageChecksum``).
     public var checksum: PageChecksum
+    /// The checksum of the events' JSON as it was received, when the page was decoded from its
+    /// canonical form: the same as the events' own (``PageChecksum/init(events:)``) without
+    /// encoding them again. `nil` once ``events`` changes.
+    package internal(set) var receivedChecksum: PageChecksum?
 
     /// Creates a page.
     public init(
@@ -137,5 +144,24 @@ public struct PullPage: Sendable, Hashable {
         self.epoch = epoch
         self.digest = digest
         self.checksum = checksum
+    }
+}
+
+extension PullPage {
+    /// Pages are equal when their events, cursor, head, epoch, digest and checksum are: how a
+    /// page was decoded does not count.
+    public static func == (lhs: PullPage, rhs: PullPage) -> Bool {
+        lhs.events == rhs.events && lhs.next == rhs.next && lhs.head == rhs.head && lhs.epoch == rhs.epoch
+            && lhs.digest == rhs.digest && lhs.checksum == rhs.checksum
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(events)
+        hasher.combine(next)
+        hasher.combine(head)
+        hasher.combine(epoch)
+        hasher.combine(digest)
+        hasher.combine(checksum)
     }
 }

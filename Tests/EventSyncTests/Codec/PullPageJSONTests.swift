@@ -1,0 +1,163 @@
+import EventStore
+import EventStoreTestSupport
+import Foundation
+import Testing
+
+@testable import EventSync
+
+/// A pulled page's JSON: the canonical form is read without a JSON tree and checksummed over its
+/// bytes as received; every other form is read as the general parser reads it.
+struct PullPageJSONTests {
+    static let origin = ReplicaID(hex: "0123456789abcdef0123456789abcdef")!
+
+    /// Events with every kind of value, escapes, non-ASCII text, nested values, updates to sets
+    /// and counters, and each operation.
+    static let events: [Event] = {
+        let stamp = HLCTimestamp(physical: 1_800_000_000_000, logical: 3)
+        let fields: [[String: Value]] = [
+            ["title": "Groceries", "rank": 3, "weight": 2.0],
+            [:],
+            [
+                "text": "line\nbreak \"quoted\" \\ tab\t \u{1} 동기화 🎉", "null": .null, "flag": false,
+                "big": .int(.max), "small": .int(.min), "exp": 1e300, "zero": .double(-0.0),
+                "list": [1, 2.5, "x", [true]], "object": ["inner": ["deep": 1]],
+            ],
+            ["é": "accent in a key"],
+        ]
+        var events: [Event] = []
+        for (index, operation) in [EventOperation.put, .patch, .delete, .put, .patch].enumerated() {
+            events.append(
+                Event(
+                    seq: UInt64(10 + index), id: EventID(origin: origin, sequence: UInt64(index)),
+                    hlc: HLCTimestamp(rawValue: stamp.rawValue + UInt64(index)),
+                    base: index == 0 ? .zero : stamp, collection: index == 3 ? "a \"quoted\" collection" : "notes",
+                    item: "n\(index)", operation: operation,
+                    fields: operation == .delete ? [:] : fields[index % fields.count], schema: UInt16(index)))
+        }
+        events.append(
+            Event(
+                seq: 20, id: EventID(origin: origin, sequence: 9), hlc: stamp, collection: "notes", item: "n9",
+                operation: .patch, fields: ["title": "with updates"],
+                updates: [
+                    "tags": FieldUpdate(
+                        add: ["a", 1], remove: [.init(element: "b", seen: [EventID(origin: origin, sequence: 2)])]),
+                    "count": .increment(-4),
+                ]))
+        return events
+    }()
+
+    static func page(_ events: [Event] = PullPageJSONTests.events) -> PullPage {
+        PullPage(
+            events: events, next: events.last?.seq ?? 99, head: 99, epoch: "epoch-1", digest: LogDigest(rawValue: 42),
+            checksum: PageChecksum(events: events))
+    }
+
+    static func text(_ page: PullPage) -> String { String(decoding: page.jsonBytes(), as: UTF8.self) }
+
+    @Test(arguments: [0, 1, 6])
+    func aCanonicalPageIsReadDirectlyAndChecksummedAsReceived(count: Int) throws {
+        let page = Self.page(Array(Self.events.prefix(count)))
+        let decoded = try PullPage(json: page.jsonBytes())
+        #expect(decoded == page)
+        // Only the direct reading sets it: the page took that path.
+        #expect(decoded.receivedChecksum == page.checksum)
+        #expect(try PullPage(parsing: page.jsonBytes()) == page)
+        try Synchronizer.verify(decoded, after: count == 0 ? page.next : 0)
+    }
+
+    /// Forms a server might write that are not the canonical one: each is read by the general
+    /// parser, to the same page, and passes verification on the events' canonical checksum.
+    @Test(arguments: [
+        ("whitespace", #"{"checksum":"#, #"{ "checksum" :"#),
+        ("key order", #"{"base":"#, #"{"seq":SEQ,"base":"#),
+        ("hlc as a number", #""hlc":"117964800000000003""#, #""hlc":117964800000000003"#),
+        (
+            "uppercase origin", #""origin":"0123456789abcdef0123456789abcdef""#,
+            #""origin":"0123456789ABCDEF0123456789abcdef""#
+        ),
+        ("escaped letter", #""item":"n0""#, #""item":"\u006e0""#),
+        ("schema with an exponent", #""schema":0"#, #""schema":0e0"#),
+        ("page key order", #","head":99,"next":"#, #","next":NEXT,"head":99,"ignored":"#),
+    ])
+    func anotherFormIsReadByTheGeneralParser(name: String, canonical: String, variant: String) throws {
+        let page = Self.page()
+        var text = Self.text(page)
+        var replacement = variant.replacingOccurrences(of: "SEQ", with: "10")
+        replacement = replacement.replacingOccurrences(of: "NEXT", with: String(page.next))
+        guard let range = text.range(of: canonical) else {
+            Issue.record("\(name): the canonical text has no \(canonical)")
+            return
+        }
+        text.replaceSubrange(range, with: replacement)
+        if name == "key order" {
+            // The seq moved to the front: drop it at the end of the first event.
+            text = text.replacingOccurrences(of: #","schema":0,"seq":10}"#, with: #","schema":0}"#)
+        }
+        if name == "schema with an exponent" {
+            // Not an integer: both readers refuse it, with the general parser's error.
+            #expect(throws: SyncError.self) { try PullPage(json: Array(text.utf8)) }
+            return
+        }
+        let decoded = try PullPage(json: Array(text.utf8))
+        #expect(decoded == page, "\(name)")
+        // Read by the general parser, or directly (an escape inside a string) but over bytes
+        // that are not the canonical ones.
+        #expect(decoded.receivedChecksum != page.checksum, "\(name)")
+        try Synchronizer.verify(decoded, after: 0)
+    }
+
+    @Test func aChangedEventOrChecksumFailsVerification() throws {
+        let page = Self.page()
+        var decoded = try PullPage(json: page.jsonBytes())
+        decoded.events[1].fields["rank"] = 4
+        // Changing the events drops the checksum of the bytes they were read from.
+        #expect(decoded.receivedChecksum == nil)
+        #expect(throws: SyncError.self) { try Synchronizer.verify(decoded, after: 0) }
+
+        // The bytes of an event changed in transit (a valid event still): its bytes' checksum no
+        // longer matches, nor does its canonical one.
+        let text = Self.text(page).replacingOccurrences(of: #""item":"n1""#, with: #""item":"n7""#)
+        let altered = try PullPage(json: Array(text.utf8))
+        #expect(altered.receivedChecksum != nil && altered.receivedChecksum != page.checksum)
+        #expect(throws: SyncError.self) { try Synchronizer.verify(altered, after: 0) }
+
+        var wrong = page
+        wrong.checksum = PageChecksum(rawValue: page.checksum.rawValue ^ 1)
+        let misdeclared = try PullPage(json: wrong.jsonBytes())
+        #expect(throws: SyncError.self) { try Synchronizer.verify(misdeclared, after: 0) }
+    }
+
+    /// Random damage to a canonical page: the direct reading and the general parser agree on
+    /// every input (both refuse it, or both read the same page), and a checksum taken over the
+    /// received bytes matches the declared one only when the events' canonical checksum does.
+    @Test func randomDamageIsReadAsTheGeneralParserReadsIt() throws {
+        let bytes = Self.page().jsonBytes()
+        var random = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+        var generator = SeededGenerator(seed: seed)
+        let alphabet = Array(#"{}[]",:0123456789.eE-+ \nabcfnrtu\\"#.utf8) + [0x00, 0xC3, 0xFF]
+        var readDirectly = 0
+        for round in 0..<6_000 {
+            var damaged = bytes
+            for _ in 0...Int(generator.next() % 3) {
+                let position = Int(generator.next() % UInt64(damaged.count))
+                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                switch generator.next() % 3 {
+                case 0: damaged[position] = byte
+                case 1: damaged.insert(byte, at: position)
+                default: damaged.remove(at: position)
+                }
+            }
+            let general = try? PullPage(parsing: damaged)
+            let page = try? PullPage(json: damaged)
+            #expect(page == general, "seed \(seed), round \(round)")
+            guard let page else { continue }
+            if page.receivedChecksum != nil { readDirectly += 1 }
+            if page.receivedChecksum == page.checksum {
+                #expect(PageChecksum(events: page.events) == page.checksum, "seed \(seed), round \(round)")
+            }
+        }
+        // Damage inside a string or a field value often leaves the page canonical.
+        #expect(readDirectly > 0, "seed \(seed)")
+    }
+}

@@ -5,11 +5,11 @@ import LMDB
 /// A class: the closures that read each row capture it by reference, not its fields by copy.
 final class QueryExecutor {
     /// One answer row: the number of its element (see ``Make``), its id and its values of the
-    /// order fields.
+    /// order fields, when they were needed (see ``row(_:_:_:orderValues:)``).
     struct Row {
         var made: Int
         var id: String
-        var values: [Value?]
+        var values: [Value?]?
     }
 
     /// Makes an answer element of an item that exists and passes the filter, from its id and
@@ -76,7 +76,9 @@ final class QueryExecutor {
         var next: String?
         if let limit = query.limit, rows.count > limit {
             rows.removeLast(rows.count - limit)
-            next = rows.last.map { QueryCursor(values: $0.values, id: $0.id).token(fingerprint: fingerprint) }
+            if let last = rows.last {
+                next = QueryCursor(values: try orderValues(of: last), id: last.id).token(fingerprint: fingerprint)
+            }
         }
         return (rows.map(\.made), next)
     }
@@ -154,7 +156,7 @@ final class QueryExecutor {
         func flush() throws {
             guard let group = pending else { return }
             pending = nil
-            emit(try group.ids.compactMap { try row($0, make) }.sorted(by: precedes))
+            emit(try group.ids.compactMap { try row($0, make, orderValues: true) }.sorted(by: precedes))
         }
 
         try forEachKey(in: database, start: start, end: end) { key in
@@ -169,7 +171,8 @@ final class QueryExecutor {
                 }
             } else {
                 try flush()
-                if let row = try row(id, make) { emit([row]) }
+                // The index orders these rows: their values matter only while resuming after a cursor.
+                if let row = try row(id, make, orderValues: resume != nil) { emit([row]) }
             }
             return rows.count < wanted
         }
@@ -220,7 +223,7 @@ final class QueryExecutor {
     private func scanRows(after: QueryCursor?, wanted: Int, _ make: Make) throws -> [Row] {
         var rows: [Row] = []
         try reader.forEachItemRecord(in: query.collection) { id, record in
-            if let row = try row(id, ItemRecordView(record), make) { rows.append(row) }
+            if let row = try row(id, ItemRecordView(record), make, orderValues: true) { rows.append(row) }
             return true
         }
         rows.sort(by: precedes)
@@ -231,15 +234,34 @@ final class QueryExecutor {
     // MARK: Rows
 
     /// The row of item `id` when it exists and passes the residual filter.
-    private func row(_ id: String, _ make: Make) throws -> Row? {
-        try reader.withItemRecord(prefix: itemPrefix, id) { try row(id, ItemRecordView($0), make) } ?? nil
+    private func row(_ id: String, _ make: Make, orderValues: Bool) throws -> Row? {
+        try reader.withItemRecord(prefix: itemPrefix, id) {
+            try row(id, ItemRecordView($0), make, orderValues: orderValues)
+        } ?? nil
     }
 
-    /// The row of an item when it exists and passes the residual filter.
-    private func row(_ id: String, _ record: ItemRecordView, _ make: Make) throws -> Row? {
+    /// The row of an item when it exists and passes the residual filter, with its values of the
+    /// order fields when `orderValues` (rows sorted or compared here need them; rows in the
+    /// order of an index key that holds their values whole need them only for a cursor).
+    private func row(_ id: String, _ record: ItemRecordView, _ make: Make, orderValues: Bool) throws -> Row? {
         guard try matches(record) else { return nil }
-        let values = try plan.order.map { try record.value($0.field) }
+        let values = orderValues ? try plan.order.map { try record.value($0.field) } : nil
         return Row(made: try make(id, record), id: id, values: values)
+    }
+
+    /// The row's values of the order fields: read again from its item when the row was made
+    /// without them (the last row of a page, for the next page's cursor).
+    private func orderValues(of row: Row) throws -> [Value?] {
+        if let values = row.values { return values }
+        guard
+            let values = try reader.withItemRecord(
+                prefix: itemPrefix, row.id,
+                {
+                    let record = try ItemRecordView($0)
+                    return try plan.order.map { try record.value($0.field) }
+                })
+        else { throw EventStoreError(.corrupt, "item \(row.id) of a query page has no record") }
+        return values
     }
 
     /// Whether an item exists and passes the residual filter.
@@ -249,14 +271,14 @@ final class QueryExecutor {
         return residual.matches(try record.fields(only: residualFields))
     }
 
-    /// Whether `lhs` comes before `rhs` in the plan's order.
+    /// Whether `lhs` comes before `rhs` in the plan's order (both made with their values).
     func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
-        order(lhs.values, lhs.id, rhs.values, rhs.id) < 0
+        order(lhs.values ?? [], lhs.id, rhs.values ?? [], rhs.id) < 0
     }
 
-    /// Whether `row` comes strictly after the cursor's row.
+    /// Whether `row` (made with its values) comes strictly after the cursor's row.
     private func follows(_ row: Row, _ cursor: QueryCursor) -> Bool {
-        order(row.values, row.id, cursor.values, cursor.id) > 0
+        order(row.values ?? [], row.id, cursor.values, cursor.id) > 0
     }
 
     private func order(_ lhs: [Value?], _ lhsID: String, _ rhs: [Value?], _ rhsID: String) -> Int {

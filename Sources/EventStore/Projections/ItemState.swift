@@ -83,65 +83,66 @@ struct ItemState: Sendable, Hashable {
         loser.origin != winner.origin && loser.hlc > base
     }
 
-    /// Applies `event` and reports what happened to each field it touched.
+    /// Which outcomes ``apply(_:reporting:)`` returns.
+    enum OutcomeReport {
+        /// None.
+        case none
+        /// Those between concurrent writes: what conflict records are made of.
+        case conflicts
+        /// Every field the event touched (a replay's explanation).
+        case all
+    }
+
+    /// Applies `event` and reports what happened to the fields it touched (see
+    /// ``OutcomeReport``).
     @discardableResult
-    mutating func apply(_ event: Event, collectOutcomes: Bool = false) -> [Outcome] {
+    mutating func apply(_ event: Event, reporting: OutcomeReport = .none) -> [Outcome] {
         let stamp = event.stamp
         var outcomes: [Outcome] = []
+        /// Records that `winner` beat `loser` (none: a new field) at field `name`, when
+        /// `reporting` asks for such an outcome. The writes were concurrent when the loser is
+        /// newer than what the winner's writer had seen (its base).
+        func report(_ name: String, _ kind: Outcome.Kind, loser: Field?, winner: Field, winnerClears: Bool = false) {
+            guard reporting != .none else { return }
+            let concurrent =
+                loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
+            guard reporting == .all || concurrent else { return }
+            outcomes.append(
+                Outcome(
+                    field: name, kind: kind, loser: loser, winner: winner, winnerClears: winnerClears,
+                    concurrent: concurrent))
+        }
         if version.map({ stamp > $0 }) ?? true { version = stamp }
 
-        var floorWrite: Field?
-        if event.operation != .patch {
-            floorWrite = Field(value: .null, stamp: stamp, sequence: event.id.sequence, base: event.base)
-            if floor.map({ stamp > $0.stamp }) ?? true {
-                floor = Floor(
-                    stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
-                // Clear every field written below the new floor.
-                for (name, field) in fields where field.stamp < stamp {
-                    fields[name] = nil
-                    if collectOutcomes && !event.fields.keys.contains(name) {
-                        outcomes.append(
-                            Outcome(
-                                field: name, kind: .cleared, loser: field, winner: floorWrite, winnerClears: true,
-                                concurrent: ItemState.concurrent(field.stamp, beatenBy: stamp, base: event.base)))
-                    }
+        if event.operation != .patch, floor.map({ stamp > $0.stamp }) ?? true {
+            let floorWrite = Field(value: .null, stamp: stamp, sequence: event.id.sequence, base: event.base)
+            floor = Floor(
+                stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
+            // Clear every field written below the new floor.
+            for (name, field) in fields where field.stamp < stamp {
+                fields[name] = nil
+                if !event.fields.keys.contains(name) {
+                    report(name, .cleared, loser: field, winner: floorWrite, winnerClears: true)
                 }
             }
         }
 
-        if !event.updates.isEmpty { outcomes += applyMerged(event, collectOutcomes: collectOutcomes) }
+        if !event.updates.isEmpty { outcomes += applyMerged(event, collectOutcomes: reporting != .none) }
         for (name, value) in event.fields {
             let write = Field(value: value, stamp: stamp, sequence: event.id.sequence, base: event.base)
             if let existing = fields[name] {
                 if existing.stamp > stamp {
-                    if collectOutcomes {
-                        outcomes.append(
-                            Outcome(
-                                field: name, kind: .lost, loser: write, winner: existing, winnerClears: false,
-                                concurrent: ItemState.concurrent(stamp, beatenBy: existing.stamp, base: existing.base)))
-                    }
+                    report(name, .lost, loser: write, winner: existing)
                     continue
                 }
-                if collectOutcomes {
-                    outcomes.append(
-                        Outcome(
-                            field: name, kind: .won, loser: existing, winner: write, winnerClears: false,
-                            concurrent: ItemState.concurrent(existing.stamp, beatenBy: stamp, base: event.base)))
-                }
+                report(name, .won, loser: existing, winner: write)
             } else if let floor, stamp < floor.stamp {
                 // Written below the floor: a later put or delete already cleared it.
-                if collectOutcomes {
-                    let winner = Field(value: .null, stamp: floor.stamp, sequence: floor.sequence, base: floor.base)
-                    outcomes.append(
-                        Outcome(
-                            field: name, kind: .lost, loser: write, winner: winner, winnerClears: true,
-                            concurrent: ItemState.concurrent(stamp, beatenBy: floor.stamp, base: floor.base)))
-                }
+                let cleared = Field(value: .null, stamp: floor.stamp, sequence: floor.sequence, base: floor.base)
+                report(name, .lost, loser: write, winner: cleared, winnerClears: true)
                 continue
-            } else if collectOutcomes {
-                outcomes.append(
-                    Outcome(
-                        field: name, kind: .won, loser: nil, winner: write, winnerClears: false, concurrent: false))
+            } else {
+                report(name, .won, loser: nil, winner: write)
             }
             fields[name] = write
         }

@@ -121,7 +121,7 @@ final class ProjectionWriter {
         }
         let before = record.state
         var after = before
-        let outcomes = after.apply(event, collectOutcomes: true)
+        let outcomes = after.apply(event, reporting: .conflicts)
         var searchDocument = record.searchDocument
         if !defersSearch {
             // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).

@@ -35,7 +35,7 @@ extension Store {
             // An item's history holds only the events its items took (none held back).
             guard let event = try schemas.interpret(original) else { continue }
             let before = state.values
-            let outcomes = state.apply(event, collectOutcomes: true)
+            let outcomes = state.apply(event, reporting: .all)
             let after = state.values
             var changes: [FieldChange] = []
             // Sets and counters the event wrote: what it changed (a removal that a concurrent

@@ -109,12 +109,12 @@ struct ItemStateTests {
         state.apply(create)
         // B saw the create (base = its stamp) and overwrote: sequential.
         let sequential = F.event(Self.b, 1, at: Self.at(2), base: create.hlc, "notes", "x", .patch, ["title": "b"])
-        let first = state.apply(sequential, collectOutcomes: true)
+        let first = state.apply(sequential, reporting: .all)
         #expect(first.count == 1)
         #expect(first.first?.kind == .won && first.first?.concurrent == false)
         // A writes without having seen B's write: concurrent, and it loses (older stamp).
         let concurrent = F.event(Self.a, 2, at: Self.at(1, 9), base: create.hlc, "notes", "x", .patch, ["title": "a"])
-        let second = state.apply(concurrent, collectOutcomes: true)
+        let second = state.apply(concurrent, reporting: .all)
         #expect(second.count == 1)
         #expect(second.first?.kind == .lost && second.first?.concurrent == true)
         #expect(second.first?.winner?.eventID == sequential.id && second.first?.loser?.eventID == concurrent.id)
@@ -125,10 +125,37 @@ struct ItemStateTests {
         var state = ItemState()
         state.apply(F.event(Self.a, 1, at: Self.at(1), "notes", "x", .put, ["title": "t", "content": "c"]))
         let put = F.event(Self.b, 1, at: Self.at(2), "notes", "x", .put, ["title": "new"])
-        let outcomes = state.apply(put, collectOutcomes: true).sorted { $0.field < $1.field }
+        let outcomes = state.apply(put, reporting: .all).sorted { $0.field < $1.field }
         #expect(outcomes.map(\.field) == ["content", "title"])
         #expect(outcomes.first?.kind == .cleared && outcomes.first?.winnerClears == true)
         #expect(outcomes.last?.kind == .won)
+    }
+
+    /// What the writer asks for (only the outcomes of concurrent writes, from which conflict
+    /// records are made) is exactly the concurrent part of the full report, and asking for less
+    /// changes nothing in the state.
+    @Test func theConflictReportIsTheConcurrentPartOfTheFullOne() {
+        var concurrentSeen = 0
+        for seed in 0..<300 as Range<UInt64> {
+            let events = CoreFixtures.randomHistory(seed: seed, origins: 3, events: 12, values: .byField)
+            var full = ItemState()
+            var conflicts = ItemState()
+            var none = ItemState()
+            for event in events {
+                // Fields come in dictionary order, which differs between states: by name.
+                let all = full.apply(event, reporting: .all).sorted { $0.field < $1.field }
+                let reported = conflicts.apply(event, reporting: .conflicts).sorted { $0.field < $1.field }
+                #expect(none.apply(event).isEmpty)
+                let expected = all.filter(\.concurrent)
+                concurrentSeen += expected.count
+                #expect(reported.map(\.field) == expected.map(\.field), "seed \(seed)")
+                #expect(reported.map(\.kind) == expected.map(\.kind), "seed \(seed)")
+                #expect(reported.map(\.loser) == expected.map(\.loser), "seed \(seed)")
+                #expect(reported.map(\.winner) == expected.map(\.winner), "seed \(seed)")
+            }
+            #expect(conflicts.encoded() == full.encoded() && none.encoded() == full.encoded(), "seed \(seed)")
+        }
+        #expect(concurrentSeen > 0)
     }
 
     // MARK: Order independence

@@ -207,7 +207,7 @@ struct JSONReader {
 
     /// A number: an ``Value/int(_:)`` when written without a fraction or an exponent (and then it
     /// must fit 64 bits), a finite ``Value/double(_:)`` otherwise.
-    private mutating func number() throws -> Value {
+    mutating func number() throws -> Value {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }

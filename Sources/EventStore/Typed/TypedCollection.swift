@@ -182,7 +182,8 @@ enum ModelCoding {
         } catch let error as DecodingError {
             var failure = error
             if case .typeMismatch(_, let context) = error, context.codingPath.map(\.stringValue) == ["id"],
-                let number = Int64(id).map(Value.int) ?? Double(id).flatMap({ $0.isFinite ? .double($0) : nil })
+                let number = Int64(id).map(Value.int)
+                    ?? Double(id).flatMap({ $0.isFinite ? Value.double($0) : Value?.none })
             {
                 do {
                     return try decode(number)

@@ -106,6 +106,17 @@ struct TypedCollectionTests {
             #expect(try store.item("readings", "7")?["id"] == nil)
             #expect(try readings.get(7) == Reading(id: 7, book: "Demian"))
             #expect(try readings.all().models == [Reading(id: 12, book: "Siddhartha"), Reading(id: 7, book: "Demian")])
+
+            // An id that reads as a number but not a finite one ("nan") is not one: the error is
+            // the id's own type mismatch, not a missing value.
+            try await store.append([.put("readings", id: "nan", fields: ["book": "Steppenwolf"])])
+            do {
+                _ = try readings.all()
+                Issue.record("an item with the id \"nan\" decoded as a Reading")
+            } catch let error as EventStoreError {
+                #expect(error.code == .typeMismatch)
+                #expect(!error.message.contains("null"), "\(error.message)")
+            }
         }
     }
 

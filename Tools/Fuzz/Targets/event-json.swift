@@ -24,6 +24,10 @@ public func fuzzEventJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let event = reader.event(depth: 1), reader.isAtEnd else { return nil }
         return event
     }
-    if let canonical { precondition(canonical == event, "the canonical reader read an event differently") }
+    if let canonical {
+        precondition(canonical == event, "the canonical reader read an event differently")
+        // What it reads is exactly the event's canonical JSON (checksums are taken over it).
+        precondition(canonical.jsonBytes() == bytes, "the canonical reader read bytes that are not canonical")
+    }
     return 0
 }

@@ -9,8 +9,9 @@
 /// in its shortest form, an escape other than the writer's, an `updates` member the writer
 /// would write otherwise, malformed JSON); the caller then decodes the whole input with the
 /// general decoder, which accepts every form the canonical one does not and reports what is
-/// wrong. Values are parsed by the same reader as there, at the same nesting depth, so it never
-/// accepts what the general decoder refuses, nor reads anything differently.
+/// wrong. Strings and numbers are decoded by the same reader as there, and values are nested to
+/// the same depth, so it never accepts what the general decoder refuses, nor reads anything
+/// differently.
 package struct CanonicalJSONReader {
     private var reader: JSONReader
 
@@ -184,13 +185,9 @@ package struct CanonicalJSONReader {
     private mutating func origin() -> ReplicaID? {
         guard reader.index + 34 <= reader.bytes.count, skip("\"") else { return nil }
         let digits = UnsafeBufferPointer(rebasing: reader.bytes[reader.index..<reader.index + 32])
-        for byte in digits {
-            guard
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            else { return nil }
-        }
-        guard let high = hex64(parsing: digits.prefix(16)), let low = hex64(parsing: digits.suffix(16)) else {
+        guard digits.allSatisfy({ Self.lowercaseHex($0) != nil }), let high = hex64(parsing: digits.prefix(16)),
+            let low = hex64(parsing: digits.suffix(16))
+        else {
             return nil
         }
         reader.index += 32
@@ -220,22 +217,25 @@ package struct CanonicalJSONReader {
             let seq = integer()
         else { return nil }
         var updates: [String: FieldUpdate] = [:]
+        var updatesText: Range<Int>?
         if skip(#","updates":"#) {
             let start = reader.index
             guard next == UInt8(ascii: "{"), let value = canonicalValue(depth: depth),
                 let decoded = try? Event.updates(jsonValue: value), !decoded.isEmpty
             else { return nil }
-            // Canonical only as the writer writes these updates (it leaves out empty parts).
-            var written: [UInt8] = []
-            JSONWriter.value(.object(decoded.mapValues(\.jsonValue)), into: &written)
-            guard written.elementsEqual(UnsafeBufferPointer(rebasing: reader.bytes[start..<reader.index])) else {
-                return nil
-            }
             updates = decoded
+            updatesText = start..<reader.index
         }
         guard skip("}") else { return nil }
-        return Event(
+        let event = Event(
             seq: seq, id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection,
             item: item, operation: operation, fields: fields, schema: UInt16(schema), updates: updates)
+        if let updatesText {
+            // Canonical only as the writer writes these updates (it leaves out empty parts).
+            var written: [UInt8] = []
+            JSONWriter.value(event.updatesJSONValue, into: &written)
+            guard written.elementsEqual(UnsafeBufferPointer(rebasing: reader.bytes[updatesText])) else { return nil }
+        }
+        return event
     }
 }

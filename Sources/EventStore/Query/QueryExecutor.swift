@@ -245,7 +245,7 @@ final class QueryExecutor {
     /// order of an index key that holds their values whole need them only for a cursor).
     private func row(_ id: String, _ record: ItemRecordView, _ make: Make, orderValues: Bool) throws -> Row? {
         guard try matches(record) else { return nil }
-        let values = orderValues ? try plan.order.map { try record.value($0.field) } : nil
+        let values = orderValues ? try self.orderValues(in: record) : nil
         return Row(made: try make(id, record), id: id, values: values)
     }
 
@@ -255,13 +255,14 @@ final class QueryExecutor {
         if let values = row.values { return values }
         guard
             let values = try reader.withItemRecord(
-                prefix: itemPrefix, row.id,
-                {
-                    let record = try ItemRecordView($0)
-                    return try plan.order.map { try record.value($0.field) }
-                })
+                prefix: itemPrefix, row.id, { try orderValues(in: ItemRecordView($0)) })
         else { throw EventStoreError(.corrupt, "item \(row.id) of a query page has no record") }
         return values
+    }
+
+    /// An item's values of the order fields.
+    private func orderValues(in record: ItemRecordView) throws -> [Value?] {
+        try plan.order.map { try record.value($0.field) }
     }
 
     /// Whether an item exists and passes the residual filter.

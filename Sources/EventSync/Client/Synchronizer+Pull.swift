@@ -183,10 +183,9 @@ extension Synchronizer {
 
     /// Checks a page: checksum, order, bounds.
     static func verify(_ page: PullPage, after: UInt64) throws {
-        // The bytes as received, when the page was canonical JSON; otherwise (or when those differ)
-        // the events' canonical JSON.
-        let checksum =
-            page.receivedChecksum == page.checksum ? page.checksum : PageChecksum(events: page.events)
+        // Over the bytes as received when they were the events' canonical JSON, over the events
+        // encoded again otherwise.
+        let checksum = page.receivedChecksum ?? PageChecksum(events: page.events)
         guard checksum == page.checksum else {
             throw SyncError(
                 .protocolViolation,

@@ -81,7 +81,11 @@ struct ItemRecordView {
     /// Calls `body` with each field's name bytes, a reader at its value and the field's offset
     /// in the record, in name order, until it returns `false`; `body` reads the value or leaves
     /// the reader where it was.
+    ///
+    /// - Parameter checkingOrder: Whether to check that the names increase; a walk that
+    ///   compares them with names known to increase (a ``FieldsTemplate``'s) need not.
     private func forEachField(
+        checkingOrder: Bool = true,
         _ body: (_ name: UnsafeRawBufferPointer, _ value: inout ByteReader, _ start: Int) throws -> Bool
     ) throws {
         var reader = ByteReader(record)
@@ -91,8 +95,10 @@ struct ItemRecordView {
             let field = reader.offset
             let name = try reader.readBytes(try reader.readCount())
             // Lookups rely on the order every writer keeps: names strictly increasing, so none twice.
-            if let previous, compareBytes(previous, name) >= 0 { throw ByteReader.corrupt("item (field order)") }
-            previous = name
+            if checkingOrder {
+                if let previous, compareBytes(previous, name) >= 0 { throw ByteReader.corrupt("item (field order)") }
+                previous = name
+            }
             let start = reader.offset
             if !(try body(name, &reader, field)) { return }
             if reader.offset == start { try reader.skipValue() }
@@ -151,10 +157,52 @@ struct ItemRecordView {
     /// The item's fields (`only`: just those named; `nil`: all).
     func fields(only wanted: Set<String>? = nil) throws -> [String: Value] {
         if let merged { return wanted.map { wanted in merged.filter { wanted.contains($0.key) } } ?? merged }
+        return try decodeFields(only: wanted)
+    }
+
+    /// All the item's fields, through a reader's template (see ``FieldsTemplate``): the
+    /// template's dictionary with the values replaced when the record has its names.
+    func fields(template: inout FieldsTemplate) throws -> [String: Value] {
+        if let merged { return merged }
+        if template.fieldCount == fieldCount, fieldCount > 0, let fields = try fields(like: template) {
+            template.matched()
+            return fields
+        }
+        guard template.missed() else { return try decodeFields(only: nil) }
+        var names: [String] = []
+        names.reserveCapacity(fieldCount)
+        let fields = try decodeFields(only: nil) { names.append($0) }
+        template.remember(fields, ordered: names)
+        return fields
+    }
+
+    /// All fields, as a copy of the template's dictionary, when the record's names are the
+    /// template's (`nil` otherwise).
+    private func fields(like template: FieldsTemplate) throws -> [String: Value]? {
+        var fields = template.copy
+        var index = 0
+        try template.withParts { template in
+            // The template's names increase (they were checked when it was made): a record whose
+            // names match them needs no check of its own.
+            try forEachField(checkingOrder: false) { name, reader, _ in
+                guard template.matches(name, at: index) else { return false }
+                template.set(try reader.readValue(), at: index, in: &fields)
+                index += 1
+                return true
+            }
+        }
+        return index == fieldCount ? fields : nil
+    }
+
+    /// The fields decoded into a new dictionary, calling `named` with each name decoded.
+    private func decodeFields(only wanted: Set<String>?, named: (String) -> Void = { _ in }) throws -> [String: Value] {
         var fields = [String: Value](minimumCapacity: wanted?.count ?? fieldCount)
         try forEachField { name, reader, _ in
             guard let string = ByteReader.string(validating: name) else { throw ByteReader.corrupt("UTF-8 string") }
-            if wanted?.contains(string) ?? true { fields[string] = try reader.readValue() }
+            if wanted?.contains(string) ?? true {
+                fields[string] = try reader.readValue()
+                named(string)
+            }
             return true
         }
         return fields
@@ -163,5 +211,11 @@ struct ItemRecordView {
     /// The item this record shows (of an item that ``exists``).
     func item(collection: String, id: String) throws -> Item {
         Item(collection: collection, id: id, fields: try fields(), version: version)
+    }
+
+    /// The item this record shows (of an item that ``exists``), its fields made through a
+    /// reader's template.
+    func item(collection: String, id: String, template: inout FieldsTemplate) throws -> Item {
+        Item(collection: collection, id: id, fields: try fields(template: &template), version: version)
     }
 }

@@ -39,7 +39,10 @@ final class QueryExecutor {
 
     func page() throws -> QueryPage {
         let collection = query.collection
-        let (items, next) = try page { id, record in try record.item(collection: collection, id: id) }
+        var template = FieldsTemplate()
+        let (items, next) = try page { id, record in
+            try record.item(collection: collection, id: id, template: &template)
+        }
         return QueryPage(items: items, next: next)
     }
 
@@ -139,45 +142,70 @@ final class QueryExecutor {
                 start = seek
             }
         }
-        let components = index.fields.count - plan.equalityFields
+        var gatherer = IndexRowGatherer(
+            executor: self, components: index.fields.count - plan.equalityFields, wanted: wanted, resume: after)
+        try forEachKey(in: database, start: start, end: end) { key in try gatherer.take(key, make) }
+        try gatherer.flush(make)
+        return gatherer.rows
+    }
+
+    /// The rows of an index walk, gathered key by key: one value, which the walk's closure
+    /// accesses once per key (captured variables would each pay a dynamic exclusivity check at
+    /// every access).
+    private struct IndexRowGatherer {
+        let executor: QueryExecutor
+        /// The index's fields after those the filter fixes.
+        let components: Int
+        let wanted: Int
+        /// The cursor's row, while rows up to it are still being skipped.
+        var resume: QueryCursor?
         var rows: [Row] = []
+        /// The rows of a truncated group, whose order only their items' values tell.
         var pending: (group: [UInt8], ids: [String])?
-        var resume = after
 
-        func emit(_ candidates: [Row]) {
-            for row in candidates where rows.count < wanted {
-                if let cursor = resume {
-                    guard follows(row, cursor) else { continue }
-                    resume = nil
-                }
-                rows.append(row)
-            }
-        }
-        func flush() throws {
-            guard let group = pending else { return }
-            pending = nil
-            emit(try group.ids.compactMap { try row($0, make, orderValues: true) }.sorted(by: precedes))
+        init(executor: QueryExecutor, components: Int, wanted: Int, resume: QueryCursor?) {
+            self.executor = executor
+            self.components = components
+            self.wanted = wanted
+            self.resume = resume
         }
 
-        try forEachKey(in: database, start: start, end: end) { key in
-            let (id, groupEnd) = try QueryExecutor.splitKey(key, from: planned.prefix.count, components: components)
+        /// Takes the row of one index key; `false` once the page is full.
+        mutating func take(_ key: UnsafeRawBufferPointer, _ make: Make) throws -> Bool {
+            let (id, groupEnd) = try QueryExecutor.splitKey(
+                key, from: executor.planned.prefix.count, components: components)
             if let groupEnd {
                 let group = Array(key[..<groupEnd])
                 if pending?.group == group {
                     pending?.ids.append(id)
                 } else {
-                    try flush()
+                    try flush(make)
                     pending = (group, [id])
                 }
             } else {
-                try flush()
+                try flush(make)
                 // The index orders these rows: their values matter only while resuming after a cursor.
-                if let row = try row(id, make, orderValues: resume != nil) { emit([row]) }
+                if let row = try executor.row(id, make, orderValues: resume != nil) { emit([row]) }
             }
             return rows.count < wanted
         }
-        try flush()
-        return rows
+
+        /// Emits the pending group's rows, sorted by their values.
+        mutating func flush(_ make: Make) throws {
+            guard let group = pending else { return }
+            pending = nil
+            emit(try group.ids.compactMap { try executor.row($0, make, orderValues: true) }.sorted(by: executor.precedes))
+        }
+
+        private mutating func emit(_ candidates: [Row]) {
+            for row in candidates where rows.count < wanted {
+                if let cursor = resume {
+                    guard executor.follows(row, cursor) else { continue }
+                    resume = nil
+                }
+                rows.append(row)
+            }
+        }
     }
 
     /// The index database (a store that records an index has one).
@@ -234,7 +262,7 @@ final class QueryExecutor {
     // MARK: Rows
 
     /// The row of item `id` when it exists and passes the residual filter.
-    private func row(_ id: String, _ make: Make, orderValues: Bool) throws -> Row? {
+    fileprivate func row(_ id: String, _ make: Make, orderValues: Bool) throws -> Row? {
         try reader.withItemRecord(prefix: itemPrefix, id) {
             try row(id, ItemRecordView($0), make, orderValues: orderValues)
         } ?? nil
@@ -278,7 +306,7 @@ final class QueryExecutor {
     }
 
     /// Whether `row` (made with its values) comes strictly after the cursor's row.
-    private func follows(_ row: Row, _ cursor: QueryCursor) -> Bool {
+    fileprivate func follows(_ row: Row, _ cursor: QueryCursor) -> Bool {
         order(row.values ?? [], row.id, cursor.values, cursor.id) > 0
     }
 

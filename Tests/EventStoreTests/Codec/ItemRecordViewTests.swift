@@ -68,6 +68,51 @@ struct ItemRecordViewTests {
         }
     }
 
+    /// A reader of many records shares one ``FieldsTemplate``: every record still shows its own
+    /// fields, whether its names are the template's, differ in one byte, are fewer, more, or
+    /// too many to remember, and what it returned before stays as it was.
+    @Test func fieldsThroughATemplateEqualTheDecodedOnes() async throws {
+        try await withTemporaryStore { store in
+            let shapes: [[String]] = [
+                ["done", "due", "folder", "title"], ["done", "due", "folder", "titlf"], ["done", "due", "folder"],
+                ["done", "due", "folder", "title", "zz"], ["é", "ü"], (0..<40).map { "f\($0)" },
+            ]
+            var random = SeededGenerator(seed: 5)
+            var expected: [String: [String: Value]] = [:]
+            for number in 0..<300 {
+                // Runs of one shape, then another, as a collection's items come.
+                let shape = shapes[(number / 7 + Int.random(in: 0...1, using: &random)) % shapes.count]
+                var fields: [String: Value] = [:]
+                for name in shape { fields[name] = [.int(Int64(number)), "v\(number)", [true], .null][number % 4] }
+                let id = String(format: "t%03d", number)
+                expected[id] = fields
+                try await store.append([.put("things", id: id, fields: fields)])
+            }
+            for _ in 0..<2 {
+                var template = FieldsTemplate()
+                var earlier: [(String, [String: Value])] = []
+                try Self.forEachRecord(store, "things") { id, record in
+                    let fields = try ItemRecordView(record).fields(template: &template)
+                    #expect(fields == expected[id], "\(id)")
+                    earlier.append((id, fields))
+                }
+                #expect(earlier.count == 300)
+                for (id, fields) in earlier { #expect(fields == expected[id], "\(id) changed later") }
+            }
+            // A record whose names match the template but whose value is damaged fails as corrupt.
+            var record: [UInt8] = []
+            try Self.forEachRecord(store, "things") { id, bytes in if id == "t000" { record = Array(bytes) } }
+            var template = FieldsTemplate()
+            _ = try record.withUnsafeBytes { try ItemRecordView($0).fields(template: &template) }
+            let value = try #require((0..<record.count - 5).first { record[$0..<$0 + 5].elementsEqual("title".utf8) })
+            var damaged = record
+            damaged[value + 5] = 0xEE  // the title's value tag
+            #expect(throws: EventStoreError.self) {
+                _ = try damaged.withUnsafeBytes { try ItemRecordView($0).fields(template: &template) }
+            }
+        }
+    }
+
     @Test func aDamagedRecordFailsAsCorrupt() async throws {
         try await withTemporaryStore { store in
             try await store.append([.put("things", id: "a", fields: ["alpha": "one", "beta": 2, "gamma": [true]])])

@@ -37,25 +37,18 @@ extension StoreReader {
     public func items(in collection: String, after cursor: String? = nil, limit: Int = 100) throws -> ItemPage {
         var items: [Item] = []
         var more = false
-        try forEachItemState(in: collection, after: cursor) { id, state in
-            guard state.exists else { return true }
+        var template = FieldsTemplate()
+        try forEachItemRecord(in: collection, after: cursor) { id, value in
+            let record = try ItemRecordView(value)
+            guard record.exists else { return true }
             if items.count == limit {
                 more = true
                 return false
             }
-            items.append(state.item(collection: collection, id: id))
+            items.append(try record.item(collection: collection, id: id, template: &template))
             return true
         }
         return ItemPage(items: items, next: more ? items.last?.id : nil)
-    }
-
-    /// Calls `body` with each item state of a collection (deleted ones included) in id order.
-    func forEachItemState(
-        in collection: String, after cursor: String? = nil, _ body: (String, ItemState) throws -> Bool
-    ) throws {
-        try forEachItemRecord(in: collection, after: cursor) { id, value in
-            try body(id, try ItemRecord(decoding: value).state)
-        }
     }
 
     /// Calls `body` with each item record of a collection (deleted ones included) in id order.

@@ -58,8 +58,14 @@ struct FieldsTemplate {
         }
     }
 
+    /// Records whose fields were made from the template.
+    private(set) var hits = 0
+
     /// Counts a record that matched.
-    mutating func matched() { misses = 0 }
+    mutating func matched() {
+        misses = 0
+        hits += 1
+    }
 
     /// Counts a record that did not match, and tells whether to remember its fields.
     mutating func missed() -> Bool {
@@ -69,7 +75,9 @@ struct FieldsTemplate {
 
     /// Makes `fields`, decoded from a record whose names in order were `ordered`, the template.
     mutating func remember(_ fields: [String: Value], ordered: [String]) {
-        guard ordered.count <= FieldsTemplate.maximumFields, ordered.count == fields.count else { return }
+        guard !ordered.isEmpty, ordered.count <= FieldsTemplate.maximumFields, ordered.count == fields.count else {
+            return
+        }
         names.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         positions.removeAll(keepingCapacity: true)

@@ -164,7 +164,9 @@ struct ItemRecordView {
     /// template's dictionary with the values replaced when the record has its names.
     func fields(template: inout FieldsTemplate) throws -> [String: Value] {
         if let merged { return merged }
-        if template.fieldCount == fieldCount, fieldCount > 0, let fields = try fields(like: template) {
+        // An item without fields (a put of none) neither uses nor replaces the template.
+        guard fieldCount > 0 else { return try decodeFields(only: nil) }
+        if template.fieldCount == fieldCount, let fields = try fields(like: template) {
             template.matched()
             return fields
         }

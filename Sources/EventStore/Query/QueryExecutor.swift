@@ -194,8 +194,8 @@ final class QueryExecutor {
         mutating func flush(_ make: Make) throws {
             guard let group = pending else { return }
             pending = nil
-            let rows = try group.ids.compactMap { try executor.row($0, make, orderValues: true) }
-            emit(rows.sorted(by: executor.precedes))
+            let grouped = try group.ids.compactMap { try executor.row($0, make, orderValues: true) }
+            emit(grouped.sorted(by: executor.precedes))
         }
 
         private mutating func emit(_ candidates: [Row]) {

@@ -83,7 +83,14 @@ struct ItemRecordViewTests {
                 // Runs of one shape, then another, as a collection's items come.
                 let shape = shapes[(number / 7 + Int.random(in: 0...1, using: &random)) % shapes.count]
                 var fields: [String: Value] = [:]
-                for name in shape { fields[name] = [.int(Int64(number)), "v\(number)", [true], .null][number % 4] }
+                // Each value names its field and record: a value put under another name shows.
+                for (index, name) in shape.enumerated() {
+                    let tag = "\(name)-\(number)"
+                    let values: [Value] = [
+                        .int(Int64(number * 100 + index)), .string(tag), [.string(tag)], ["k": .string(tag)],
+                    ]
+                    fields[name] = values[(number + index) % 4]
+                }
                 let id = String(format: "t%03d", number)
                 expected[id] = fields
                 try await store.append([.put("things", id: id, fields: fields)])
@@ -97,12 +104,25 @@ struct ItemRecordViewTests {
                     earlier.append((id, fields))
                 }
                 #expect(earlier.count == 300)
+                // Runs of one shape reuse its template (about a third of the records here).
+                #expect(template.hits >= 60)
                 for (id, fields) in earlier { #expect(fields == expected[id], "\(id) changed later") }
             }
+            // An item without fields, between items of one shape, neither uses nor replaces the template.
+            try await store.append([.put("things", id: "t000a", fields: [:])])
+            var template = FieldsTemplate()
+            var hits = 0
+            try Self.forEachRecord(store, "things") { id, record in
+                guard ["t000", "t000a", "t001"].contains(id) else { return }
+                let fields = try ItemRecordView(record).fields(template: &template)
+                #expect(fields == (expected[id] ?? [:]), "\(id)")
+                hits = template.hits
+            }
+            #expect(hits == (expected["t001"]!.keys.sorted() == expected["t000"]!.keys.sorted() ? 1 : 0))
             // A record whose names match the template but whose value is damaged fails as corrupt.
             var record: [UInt8] = []
             try Self.forEachRecord(store, "things") { id, bytes in if id == "t000" { record = Array(bytes) } }
-            var template = FieldsTemplate()
+            template = FieldsTemplate()
             _ = try record.withUnsafeBytes { try ItemRecordView($0).fields(template: &template) }
             let value = try #require((0..<record.count - 5).first { record[$0..<$0 + 5].elementsEqual("title".utf8) })
             var damaged = record

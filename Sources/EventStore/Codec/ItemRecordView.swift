@@ -160,23 +160,40 @@ struct ItemRecordView {
         return try decodeFields(only: wanted)
     }
 
-    /// All the item's fields, through a reader's template (see ``FieldsTemplate``): a copy of
-    /// an earlier record's dictionary with the values replaced, when the record has its names.
+    /// All the item's fields, through a reader's template (see ``FieldsTemplate``): the
+    /// template's dictionary with the values replaced when the record has its names.
     func fields(template: inout FieldsTemplate) throws -> [String: Value] {
         if let merged { return merged }
-        return try template.fields(count: fieldCount) { template, fields in
-            var index = 0
-            // The template's names increase: a record whose names all match needs no order check.
+        // An item without fields (a put of none) neither uses nor replaces the template.
+        guard fieldCount > 0 else { return try decodeFields(only: nil) }
+        if template.fieldCount == fieldCount, let fields = try fields(like: template) {
+            template.matched()
+            return fields
+        }
+        guard template.missed() else { return try decodeFields(only: nil) }
+        var names: [String] = []
+        names.reserveCapacity(fieldCount)
+        let fields = try decodeFields(only: nil) { names.append($0) }
+        template.remember(fields, ordered: names)
+        return fields
+    }
+
+    /// All fields, as a copy of the template's dictionary, when the record's names are the
+    /// template's (`nil` otherwise).
+    private func fields(like template: FieldsTemplate) throws -> [String: Value]? {
+        var fields = template.copy
+        var index = 0
+        try template.withParts { template in
+            // The template's names increase (they were checked when it was made): a record whose
+            // names match them needs no check of its own.
             try forEachField(checkingOrder: false) { name, reader, _ in
                 guard template.matches(name, at: index) else { return false }
                 template.set(try reader.readValue(), at: index, in: &fields)
                 index += 1
                 return true
             }
-            return index == fieldCount
-        } decode: { named in
-            try decodeFields(only: nil, named: named)
         }
+        return index == fieldCount ? fields : nil
     }
 
     /// The fields decoded into a new dictionary, calling `named` with each name decoded.

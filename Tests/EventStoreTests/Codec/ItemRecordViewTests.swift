@@ -133,28 +133,6 @@ struct ItemRecordViewTests {
         }
     }
 
-    /// Items with every field and items without an optional one, interleaved, each reuse the
-    /// names of their own field count.
-    @Test func aTemplateKeepsNamesForEachFieldCount() async throws {
-        try await withTemporaryStore { store in
-            var expected: [String: [String: Value]] = [:]
-            for number in 0..<20 {
-                var fields: [String: Value] = ["due": .int(Int64(number)), "title": .string("t\(number)")]
-                if number % 2 == 0 { fields["folder"] = .string("f\(number)") }
-                let id = String(format: "t%02d", number)
-                expected[id] = fields
-                try await store.append([.put("things", id: id, fields: fields)])
-            }
-            var template = FieldsTemplate()
-            try Self.forEachRecord(store, "things") { id, record in
-                let fields = try ItemRecordView(record).fields(template: &template)
-                #expect(fields == expected[id], "\(id)")
-            }
-            // The first item of each count is remembered; the other 18 are made from the template.
-            #expect(template.hits == 18)
-        }
-    }
-
     @Test func aDamagedRecordFailsAsCorrupt() async throws {
         try await withTemporaryStore { store in
             try await store.append([.put("things", id: "a", fields: ["alpha": "one", "beta": 2, "gamma": [true]])])

@@ -18,6 +18,8 @@ struct FieldsTemplate {
     /// names remembers only after 1, 2, 4, 8… of them, so that it seldom pays for a template
     /// it will not use.
     private var misses = 0
+    /// Records whose fields were made from the template.
+    private(set) var hits = 0
 
     /// The most fields a template holds: records with more build their dictionaries anew.
     static let maximumFields = 32
@@ -58,9 +60,6 @@ struct FieldsTemplate {
         }
     }
 
-    /// Records whose fields were made from the template.
-    private(set) var hits = 0
-
     /// Counts a record that matched.
     mutating func matched() {
         misses = 0
@@ -75,9 +74,8 @@ struct FieldsTemplate {
 
     /// Makes `fields`, decoded from a record whose names in order were `ordered`, the template.
     mutating func remember(_ fields: [String: Value], ordered: [String]) {
-        guard !ordered.isEmpty, ordered.count <= FieldsTemplate.maximumFields, ordered.count == fields.count else {
-            return
-        }
+        // (A record without fields never gets here: see ItemRecordView.fields(template:).)
+        guard ordered.count <= FieldsTemplate.maximumFields, ordered.count == fields.count else { return }
         names.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         positions.removeAll(keepingCapacity: true)

@@ -163,13 +163,6 @@ final class QueryExecutor {
         /// The rows of a truncated group, whose order only their items' values tell.
         var pending: (group: [UInt8], ids: [String])?
 
-        init(executor: QueryExecutor, components: Int, wanted: Int, resume: QueryCursor?) {
-            self.executor = executor
-            self.components = components
-            self.wanted = wanted
-            self.resume = resume
-        }
-
         /// Takes the row of one index key; `false` once the page is full.
         mutating func take(_ key: UnsafeRawBufferPointer, _ make: Make) throws -> Bool {
             let (id, groupEnd) = try QueryExecutor.splitKey(

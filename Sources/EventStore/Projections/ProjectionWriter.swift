@@ -48,22 +48,22 @@ final class ProjectionWriter {
         guard let event = try schemas.interpret(logged) else { return nil }
         let itemKey = Keys.item(event.collection, event.item)
         if let replayRecords {
-            let before = try replayRecords.record(itemKey) ?? itemRecord(itemKey, tx: tx)
-            let (after, record) = try project(event, before: before, itemKey: itemKey, tx: tx)
-            replayRecords.set(record, for: itemKey, eventBytes: bytes)
-            return after
+            return try replayRecords.update(itemKey, eventBytes: bytes, load: { try itemRecord(itemKey, tx: tx) }) {
+                try project(event, record: &$0, itemKey: itemKey, tx: tx)
+            }
         }
         return try apply(event, before: try itemRecord(itemKey, tx: tx), itemKey: itemKey, tx: tx)
     }
 
     /// Starts a replay of the log that defers the search index and the declared indexes to
     /// ``indexItemsAfterReplay(in:)`` and ``indexLiveItems(in:)``, holding item records in
-    /// memory meanwhile, as long as no more than ``Store/Configuration/replayRecordLimit`` items
-    /// and ``Store/Configuration/replayRecordBytes`` bytes of events come (see
+    /// memory meanwhile (unless `holdingRecords` is `false`), as long as no more than
+    /// ``Store/Configuration/replayRecordLimit`` items and
+    /// ``Store/Configuration/replayRecordBytes`` bytes of events come (see
     /// ``replayChunkCommitted(in:)``).
-    func beginDeferredReplay() {
+    func beginDeferredReplay(holdingRecords: Bool = true) {
         defersSearch = true
-        replayRecords = ReplayRecords(limit: replayRecordLimit, byteLimit: replayRecordBytes)
+        replayRecords = holdingRecords ? ReplayRecords(limit: replayRecordLimit, byteLimit: replayRecordBytes) : nil
     }
 
     /// Ends a deferred replay: later events are indexed as they are applied.
@@ -72,10 +72,12 @@ final class ProjectionWriter {
         replayRecords = nil
     }
 
-    /// Starts a chunk of a deferred replay: undoes what an aborted attempt at it changed.
-    func beginReplayChunk() {
+    /// Starts a chunk of a deferred replay.
+    ///
+    /// - Throws: ``ReplayRestart`` when an aborted attempt at the chunk changed held records.
+    func beginReplayChunk() throws {
         counters = ProjectionCounters()
-        replayRecords?.rollBack()
+        if replayRecords?.changedSinceCommit == true { throw ReplayRestart() }
     }
 
     /// Ends a chunk of a deferred replay whose transaction committed. When more records (or
@@ -105,35 +107,38 @@ final class ProjectionWriter {
     /// record before it is already loaded.
     @discardableResult
     func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
-        let (after, updated) = try project(event, before: record, itemKey: itemKey, tx: tx)
+        var updated = record
+        let after = try project(event, record: &updated, itemKey: itemKey, tx: tx)
         try tx.put(updated.encoded(), forKey: itemKey, in: databases.items)
         return after
     }
 
-    /// ``apply(_:before:itemKey:tx:)`` but for the item's record itself, which it returns for the
-    /// caller to write: the item's state after the event, and its new record.
-    private func project(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws
-        -> (ItemState, ItemRecord)
+    /// Applies one event to the item's `record` (its state, history and search document) and
+    /// writes what else the event changes: a history chunk, the collection's count, conflicts,
+    /// the declared indexes, the search index and custom projections. The caller writes the
+    /// record. Returns the item's state after the event.
+    private func project(_ event: Event, record: inout ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws
+        -> ItemState
     {
-        var updated = record
-        if let chunk = updated.appendHistory(event.seq, itemKey: itemKey) {
+        if let chunk = record.appendHistory(event.seq, itemKey: itemKey) {
             try tx.put(chunk.value, forKey: chunk.key, in: databases.items)
         }
-        let before = record.state
-        var after = before
-        let outcomes = after.apply(event, reporting: .conflicts)
-        var searchDocument = record.searchDocument
-        if !defersSearch {
+        // The state before the event, for what compares it with the new one. A replay that
+        // defers the indexes and has no custom projections keeps none, so the state changes in
+        // place instead of being copied.
+        let before: ItemState? = defersSearch && projections.isEmpty ? nil : record.state
+        let existed = record.state.exists
+        let outcomes = record.state.apply(event, reporting: .conflicts)
+        let after = record.state
+        if !defersSearch, let before {
             // A replay that defers search defers the declared indexes too (indexItemsAfterReplay).
             indexes?.update(
                 collection: event.collection, id: event.item, before: before, after: after, changes: &counters.indexes)
-            searchDocument = try search.update(
-                collection: event.collection, itemKey: itemKey, before: record, after: after, tx: tx,
-                databases: databases, changes: &counters.search)
+            record.searchDocument = try search.update(
+                collection: event.collection, itemKey: itemKey, before: before, document: record.searchDocument,
+                after: after, tx: tx, databases: databases, changes: &counters.search)
         }
-        updated.state = after
-        updated.searchDocument = searchDocument
-        if before.exists != after.exists {
+        if existed != after.exists {
             try counters.adjustCount(event.collection, by: after.exists ? 1 : -1, tx: tx, databases: databases)
         }
 
@@ -148,7 +153,7 @@ final class ProjectionWriter {
             )
         }
 
-        if !projections.isEmpty {
+        if let before, !projections.isEmpty {
             let change = ProjectionChange(
                 event: event,
                 before: before.exists ? before.item(collection: event.collection, id: event.item) : nil,
@@ -159,7 +164,7 @@ final class ProjectionWriter {
                 try projection.apply(change, in: context)
             }
         }
-        return (after, updated)
+        return after
     }
 
     /// Records that every event through `seq` is applied, with each custom projection's version.

@@ -10,28 +10,23 @@ import LMDB
 /// written to the store in key order (``flush(in:database:)``) and the replay goes on reading
 /// and writing them there, as incremental maintenance does.
 ///
-/// A chunk's transaction can run again (a full map grows and the write is retried), so changes
-/// are undone to the last ``commit()`` by ``rollBack()``, which the start of every chunk calls.
+/// A held record changes in place (``update(_:eventBytes:load:_:)``): its state is not copied
+/// for each event, as incremental maintenance copies it to compare the declared indexes and the
+/// search document before and after. So changes cannot be undone: a chunk whose transaction runs
+/// again (the map grew, or another process resized it) finds records changed by the aborted
+/// attempt (``changedSinceCommit``), and the replay starts over without holding records
+/// (``ReplayRestart``).
 final class ReplayRecords {
-    private struct Entry {
-        var record: ItemRecord
-        /// The chunk that last changed it (its old value is then in ``undo``).
-        var chunk: UInt64
-    }
-
     /// The records held, by item key.
-    private var entries: [ByteKey: Entry] = [:]
-    /// The records changed by the current chunk, as they were before it (`nil`: not held).
-    private var undo: [(key: ByteKey, before: ItemRecord?)] = []
-    /// The current chunk (``commit()`` starts the next).
-    private var chunk: UInt64 = 1
+    private var entries: [ByteKey: ItemRecord] = [:]
+    /// Whether a record changed since the last ``commit()``.
+    private(set) var changedSinceCommit = false
     /// The most records held (see ``isFull``).
     let limit: Int
     /// The most bytes of events applied to held records (see ``isFull``).
     let byteLimit: Int
     /// The bytes of the events applied to held records: more than the records take once encoded
-    /// (an item's every version counts, and so does a retried chunk's), so it bounds their memory
-    /// whatever the items' size.
+    /// (an item's every version counts), so it bounds their memory whatever the items' size.
     private(set) var bytes = 0
 
     init(limit: Int, byteLimit: Int) {
@@ -41,38 +36,27 @@ final class ReplayRecords {
 
     /// The record held for `key`, if any.
     func record(_ key: [UInt8]) -> ItemRecord? {
-        entries[ByteKey(key)]?.record
+        entries[ByteKey(key)]
     }
 
-    /// Holds `record` as the item's current one, after an event of `eventBytes` bytes.
-    func set(_ record: ItemRecord, for key: [UInt8], eventBytes: Int) {
+    /// Runs `body` on the record held for `key` (first held as `load` returns it), after an
+    /// event of `eventBytes` bytes, and returns what `body` returns.
+    func update<T>(
+        _ key: [UInt8], eventBytes: Int, load: () throws -> ItemRecord, _ body: (inout ItemRecord) throws -> T
+    ) throws -> T {
         bytes += eventBytes
+        changedSinceCommit = true
         let key = ByteKey(key)
-        guard let index = entries.index(forKey: key) else {
-            undo.append((key, nil))
-            entries[key] = Entry(record: record, chunk: chunk)
-            return
-        }
-        if entries.values[index].chunk != chunk {
-            undo.append((key, entries.values[index].record))
-            entries.values[index].chunk = chunk
-        }
-        entries.values[index].record = record
-    }
-
-    /// Undoes every change since the last ``commit()`` (the transaction that made them was
-    /// aborted).
-    func rollBack() {
-        for (key, before) in undo {
-            entries[key] = before.map { Entry(record: $0, chunk: chunk - 1) }
-        }
-        undo.removeAll(keepingCapacity: true)
+        if let index = entries.index(forKey: key) { return try body(&entries.values[index]) }
+        var record = try load()
+        let result = try body(&record)
+        entries[key] = record
+        return result
     }
 
     /// Keeps the changes made so far: their transaction committed.
     func commit() {
-        undo.removeAll(keepingCapacity: true)
-        chunk += 1
+        changedSinceCommit = false
     }
 
     /// Whether more than ``limit`` records, or events of more than ``byteLimit`` bytes, are held.
@@ -84,11 +68,16 @@ final class ReplayRecords {
     /// Writes every held record to `database` in key order, in one transaction, then lets them go.
     func flush(in environment: Environment, database: Database) throws {
         guard !entries.isEmpty else { return }
-        precondition(undo.isEmpty, "a flush comes between committed chunks")
+        precondition(!changedSinceCommit, "a flush comes between committed chunks")
         let keys = entries.keys.sorted()
         try environment.write { tx in
-            for key in keys { try tx.put(entries[key]!.record.encoded(), forKey: key.bytes, in: database) }
+            for key in keys { try tx.put(entries[key]!.encoded(), forKey: key.bytes, in: database) }
         }
         entries.removeAll()
     }
 }
+
+/// Thrown when a chunk of a replay that holds item records in memory runs again after its
+/// transaction was aborted: the held records took the aborted attempt's changes, so the replay
+/// starts over, holding none (see ``ReplayRecords``).
+struct ReplayRestart: Error {}

@@ -13,7 +13,9 @@ final class ScratchProjections {
     init(configuration: Store.Configuration) throws {
         directory = NSTemporaryDirectory() + "eventstore-scratch-" + UUID().uuidString
         var options = Environment.Configuration()
-        options.mapSize = 64 << 20
+        // Address space, not disk: a map that never grows during the build lets the replay keep
+        // holding item records (a grown map makes a chunk run again, see ReplayRecords).
+        options.mapSize = 1 << 33
         options.durability = .bulk
         options.maxDatabases = Schema.databaseCount(customProjections: configuration.projections)
         environment = try Environment.open(path: directory, configuration: options)
@@ -51,8 +53,26 @@ final class ScratchProjections {
         from store: Store, through: UInt64, include: @escaping (Event) -> Bool,
         progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
     ) throws {
+        do {
+            try build(
+                from: store, through: through, include: include, holdingRecords: true, progress: progress,
+                source: source)
+        } catch is ReplayRestart {
+            try environment.write { tx in
+                for (_, database) in databases.all { try tx.removeAll(in: database) }
+            }
+            try build(
+                from: store, through: through, include: include, holdingRecords: false, progress: progress,
+                source: source)
+        }
+    }
+
+    private func build(
+        from store: Store, through: UInt64, include: @escaping (Event) -> Bool, holdingRecords: Bool,
+        progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
+    ) throws {
         var applied: UInt64 = 0
-        projector.beginDeferredReplay()
+        projector.beginDeferredReplay(holdingRecords: holdingRecords)
         repeat {
             let end = try source { reader in
                 try environment.write { tx in

@@ -43,6 +43,15 @@ extension Store {
 
     /// Runs on the writer thread.
     func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
+        do {
+            try performRebuild(holdingRecords: true, progress: progress)
+        } catch is ReplayRestart {
+            logger.notice("a rebuild's write ran again after the map grew: rebuilding without holding items in memory")
+            try performRebuild(holdingRecords: false, progress: progress)
+        }
+    }
+
+    private func performRebuild(holdingRecords: Bool, progress: (@Sendable (Progress) -> Void)?) throws {
         let started = Date()
         let active = try environment.read { tx in try StoreReader.activeGeneration(tx, schema) }
         let target = 1 - active
@@ -62,17 +71,23 @@ extension Store {
         defer { try? environment.setDurability(previous) }
 
         // Items first; each item that exists at the end is then indexed once.
-        projector.beginDeferredReplay()
+        projector.beginDeferredReplay(holdingRecords: holdingRecords)
         var applied: UInt64 = 0
         let total = try head()
+        // The events there are now are read and decoded on another thread while this one
+        // applies them; those appended meanwhile are applied at the switch below.
+        let events = LogReadAhead(environment: environment, database: schema.events, from: 1, through: total)
+        defer { events.cancel() }
         while true {
             // `applied` moves only once the chunk committed: a retried write starts it again.
             let end = try environment.write { tx -> UInt64 in
                 let end = try replayChunk(
-                    from: applied + 1, into: projector, tx: tx, limit: configuration.rebuildChunkEvents)
+                    from: applied + 1, into: projector, tx: tx, limit: configuration.rebuildChunkEvents,
+                    events: events)
                 if end > applied { try projector.checkpoint(through: end, tx: tx) }
                 return end
             }
+            events.commit()
             try projector.replayChunkCommitted(in: environment)
             guard end > applied else { break }
             applied = end
@@ -97,6 +112,28 @@ extension Store {
             ])
     }
 
+    /// Applies the next events of `events`, which start at `from` (at most `limit` of them), into
+    /// `projector`; returns the last seq applied. A transaction that runs again applies the same
+    /// events again (``LogReadAhead/rewind()``).
+    func replayChunk(
+        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64, events: LogReadAhead
+    ) throws -> UInt64 {
+        try projector.beginReplayChunk()
+        events.rewind()
+        var last = from - 1
+        var count: UInt64 = 0
+        while count < limit,
+            let seq = try events.next({ logged in
+                try projector.apply(logged.event, bytes: logged.bytes, tx: tx)
+                return logged.seq
+            })
+        {
+            last = seq
+            count += 1
+        }
+        return last
+    }
+
     /// Applies log events from `from` (at most `limit`) into `projector`; returns the last seq applied.
     func replayChunk(
         from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64,
@@ -104,7 +141,7 @@ extension Store {
     ) throws -> UInt64 {
         // A retried transaction (after the map grew) starts from the stored counters and the
         // committed records again.
-        projector.beginReplayChunk()
+        try projector.beginReplayChunk()
         var last = from - 1
         var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in

@@ -119,15 +119,16 @@ struct SearchIndexWriter: Sendable {
         return lhs.value(of: configuration.tagField) == rhs.value(of: configuration.tagField)
     }
 
-    /// Re-indexes one item after a change from `before` to `after`.
+    /// Re-indexes one item after a change from `before`, whose search document is `document`, to
+    /// `after`.
     ///
     /// - Returns: The item's search document after the change (0 for none).
     func update(
-        collection: String, itemKey: [UInt8], before: ItemRecord, after: ItemState, tx: ReadTransaction,
-        databases: ProjectionDatabases, changes: inout SearchIndexChanges
+        collection: String, itemKey: [UInt8], before: ItemState, document: UInt32, after: ItemState,
+        tx: ReadTransaction, databases: ProjectionDatabases, changes: inout SearchIndexChanges
     ) throws -> UInt32 {
-        if searchableContentEqual(collection: collection, before.state, after) { return before.searchDocument }
-        try changes.retire(before.searchDocument, collection: collection, tx: tx, databases: databases)
+        if searchableContentEqual(collection: collection, before, after) { return document }
+        try changes.retire(document, collection: collection, tx: tx, databases: databases)
         guard let text = text(collection: collection, state: after) else { return 0 }
         return try changes.add(
             text, writer: self, itemKey: itemKey, collection: collection, tx: tx, databases: databases)

@@ -166,10 +166,11 @@
             }
         }
 
-        /// A read that fails during a rebuild (of the log, of a held or stored record, of the index
-        /// being built) fails the rebuild: the store keeps the projections it had, and the next
-        /// rebuild succeeds.
-        @Test(arguments: [0, 2, 10, 25])
+        /// A read that fails during a rebuild fails it: the store keeps the projections it had, and
+        /// the next rebuild succeeds. The log of 20 events is read ahead in one batch (a seek, 20
+        /// entries and the end: reads 0 to 21), the failure coming at the chunk of 7 events that
+        /// needs the event; read 22 looks for events appended during the rebuild, at the switch.
+        @Test(arguments: [0, 2, 10, 21, 22])
         func aRebuildWhoseReadFailsKeepsTheActiveProjections(failAfterReads: Int) async throws {
             var configuration = F.configuration()
             configuration.rebuildChunkEvents = 7

@@ -31,69 +31,53 @@ final class ScratchProjections {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Applies the store's events `1...through` that pass `include`, in log order, reading one
-    /// snapshot per chunk.
+    /// Applies the store's events `1...through` that pass `include`, in log order; returns how
+    /// many passed. The events are read ahead on another thread (``LogReadAhead``): the log's
+    /// events up to `through` never change, so any snapshot that holds them reads the same ones.
+    @discardableResult
     func build(
-        from store: Store, through: UInt64, include: @escaping (Event) -> Bool = { _ in true },
+        from store: Store, through: UInt64, include: (Event) -> Bool = { _ in true },
         progress: (@Sendable (Store.Progress) -> Void)?
-    ) throws {
-        try build(from: store, through: through, include: include, progress: progress) { body in
-            try store.read { try body($0) }
-        }
-    }
-
-    /// ``build(from:through:include:progress:)`` reading every chunk from one snapshot.
-    func build(
-        from store: Store, snapshot: StoreReader, through: UInt64, progress: (@Sendable (Store.Progress) -> Void)?
-    ) throws {
-        try build(from: store, through: through, include: { _ in true }, progress: progress) { try $0(snapshot) }
-    }
-
-    private func build(
-        from store: Store, through: UInt64, include: @escaping (Event) -> Bool,
-        progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
-    ) throws {
+    ) throws -> UInt64 {
         do {
-            try build(
-                from: store, through: through, include: include, holdingRecords: true, progress: progress,
-                source: source)
+            return try build(from: store, through: through, include: include, holdingRecords: true, progress: progress)
         } catch is ReplayRestart {
             try environment.write { tx in
                 for (_, database) in databases.all { try tx.removeAll(in: database) }
             }
-            try build(
-                from: store, through: through, include: include, holdingRecords: false, progress: progress,
-                source: source)
+            return try build(
+                from: store, through: through, include: include, holdingRecords: false, progress: progress)
         }
     }
 
     private func build(
-        from store: Store, through: UInt64, include: @escaping (Event) -> Bool, holdingRecords: Bool,
-        progress: (@Sendable (Store.Progress) -> Void)?, source: ((StoreReader) throws -> UInt64) throws -> UInt64
-    ) throws {
+        from store: Store, through: UInt64, include: (Event) -> Bool, holdingRecords: Bool,
+        progress: (@Sendable (Store.Progress) -> Void)?
+    ) throws -> UInt64 {
         var applied: UInt64 = 0
+        var included: UInt64 = 0
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
+        let events = LogReadAhead(
+            environment: store.environment, database: store.schema.events, from: 1, through: through)
+        defer { events.cancel() }
         repeat {
-            let end = try source { reader in
-                try environment.write { tx in
-                    let end =
-                        applied < through
-                        ? try store.replayChunk(
-                            from: applied + 1, into: projector, tx: tx,
-                            limit: min(store.configuration.rebuildChunkEvents, through - applied),
-                            source: reader.tx, include: include)
-                        : applied
-                    // The checkpoint is written even for an empty log, as a live store writes it.
-                    try projector.checkpoint(through: end, tx: tx)
-                    return end
-                }
+            let chunk = try environment.write { tx in
+                let chunk = try store.replayChunk(
+                    from: applied + 1, into: projector, tx: tx, limit: store.configuration.rebuildChunkEvents,
+                    events: events, include: include)
+                // The checkpoint is written even for an empty log, as a live store writes it.
+                try projector.checkpoint(through: chunk.last, tx: tx)
+                return chunk
             }
+            events.commit()
             try projector.replayChunkCommitted(in: environment)
-            if end <= applied { break }
-            applied = end
+            included += chunk.applied
+            if chunk.last <= applied { break }
+            applied = chunk.last
             progress?(Store.Progress(processed: applied, total: through))
         } while applied < through
         try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
+        return included
     }
 }

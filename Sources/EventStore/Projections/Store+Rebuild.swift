@@ -83,7 +83,8 @@ extension Store {
             let end = try environment.write { tx -> UInt64 in
                 let end = try replayChunk(
                     from: applied + 1, into: projector, tx: tx, limit: configuration.rebuildChunkEvents,
-                    events: events)
+                    events: events
+                ).last
                 if end > applied { try projector.checkpoint(through: end, tx: tx) }
                 return end
             }
@@ -98,7 +99,7 @@ extension Store {
         try environment.setDurability(previous)
         try environment.write { tx in
             // Events another process appended meanwhile (indexed as they are applied), then the switch.
-            let end = try replayChunk(from: applied + 1, into: projector, tx: tx, limit: .max)
+            let end = try replayRest(from: applied + 1, into: projector, tx: tx)
             try projector.checkpoint(through: max(end, applied), tx: tx)
             try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
             try Meta.setRebuildNeeded(tx, schema.meta, false)
@@ -112,46 +113,43 @@ extension Store {
             ])
     }
 
-    /// Applies the next events of `events`, which start at `from` (at most `limit` of them), into
-    /// `projector`; returns the last seq applied. A transaction that runs again applies the same
-    /// events again (``LogReadAhead/rewind()``).
+    /// Applies the next events of `events`, which start at `from` (at most `limit` of them), that
+    /// pass `include` into `projector`; returns the last seq taken and how many were applied. A
+    /// transaction that runs again takes the same events again (``LogReadAhead/rewind()``).
     func replayChunk(
-        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64, events: LogReadAhead
-    ) throws -> UInt64 {
+        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64, events: LogReadAhead,
+        include: (Event) -> Bool = { _ in true }
+    ) throws -> (last: UInt64, applied: UInt64) {
         try projector.beginReplayChunk()
         events.rewind()
         var last = from - 1
         var count: UInt64 = 0
+        var applied: UInt64 = 0
         while count < limit,
             let seq = try events.next({ logged in
-                try projector.apply(logged.event, bytes: logged.bytes, tx: tx)
+                if include(logged.event) {
+                    try projector.apply(logged.event, bytes: logged.bytes, tx: tx)
+                    applied += 1
+                }
                 return logged.seq
             })
         {
             last = seq
             count += 1
         }
-        return last
+        return (last, applied)
     }
 
-    /// Applies log events from `from` (at most `limit`) into `projector`; returns the last seq applied.
-    func replayChunk(
-        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64,
-        source: ReadTransaction? = nil, include: (Event) -> Bool = { _ in true }
-    ) throws -> UInt64 {
-        // A retried transaction (after the map grew) starts from the stored counters and the
-        // committed records again.
+    /// Applies the log's events from `from` on, read in `tx`, into `projector`; returns the last
+    /// seq applied.
+    func replayRest(from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction) throws -> UInt64 {
         try projector.beginReplayChunk()
         var last = from - 1
-        var count: UInt64 = 0
         try Keys.seq(from).withUnsafeBytes { start in
-            try (source ?? tx).forEach(in: schema.events, from: start) { key, value in
-                guard count < limit else { return false }
+            try tx.forEach(in: schema.events, from: start) { key, value in
                 let seq = try Keys.seq(from: key)
-                let event = try Event(decoding: value, seq: seq)
-                if include(event) { try projector.apply(event, bytes: value.count, tx: tx) }
+                try projector.apply(try Event(decoding: value, seq: seq), bytes: value.count, tx: tx)
                 last = seq
-                count += 1
                 return true
             }
         }

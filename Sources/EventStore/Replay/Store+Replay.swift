@@ -13,14 +13,7 @@ extension Store {
         case .hlc: through = head
         }
         let scratch = try ScratchProjections(configuration: configuration)
-        var eventsApplied: UInt64 = 0
-        try scratch.build(
-            from: self, through: through,
-            include: { event in
-                guard point.includes(event) else { return false }
-                eventsApplied += 1
-                return true
-            }, progress: progress)
+        let eventsApplied = try scratch.build(from: self, through: through, include: point.includes, progress: progress)
         return ReplayedState(point: point, eventsApplied: eventsApplied, scratch: scratch)
     }
 

@@ -106,10 +106,14 @@ final class ProjectionWriter {
     /// Applies one event, already interpreted (``SchemaRegistry/interpret(_:)``), whose item
     /// record before it is already loaded.
     @discardableResult
-    func apply(_ event: Event, before record: ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws -> ItemState {
-        var updated = record
-        let after = try project(event, record: &updated, itemKey: itemKey, tx: tx)
-        try tx.put(updated.encoded(), forKey: itemKey, in: databases.items)
+    ///
+    /// The record is taken, not borrowed: one the caller does not keep (a replay's, read for the
+    /// event) then changes in place when nothing needs the state before the event.
+    func apply(_ event: Event, before record: consuming ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws
+        -> ItemState
+    {
+        let after = try project(event, record: &record, itemKey: itemKey, tx: tx)
+        try tx.put(record.encoded(), forKey: itemKey, in: databases.items)
         return after
     }
 

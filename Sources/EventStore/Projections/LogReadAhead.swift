@@ -2,22 +2,29 @@ import Dispatch
 import LMDB
 import Synchronization
 
-/// Reads and decodes the log ahead of a replay, on a thread of its own, so that the writer
-/// thread only applies events (a rebuild's writer spent about a quarter of its time decoding
-/// them, with the second core idle until the search index was built).
+/// Reads and decodes the log for a replay, ahead of it on a thread of its own, so that the
+/// thread that replays only applies events (a rebuild's writer spent about a quarter of its time
+/// decoding them, with the second core idle until the search index was built).
 ///
-/// The events `from...through` are read in batches of ``batchEvents``, each in a short read
-/// transaction of its own (a snapshot held for the whole replay would keep every page the
-/// replay's commits free from being reused), at most ``depth`` batches ahead of the replay.
-/// They come out in log order through ``next()``; a batch that fails to read or decode ends the
-/// sequence with its error, at the event where it failed.
+/// The replay takes the events a chunk at a time: ``beginChunk()`` waits, outside any
+/// transaction, until the chunk's first events are read; the chunk's transaction applies them
+/// and those read meanwhile (``forEachInChunk(limit:bytes:_:)``), again from the first if it
+/// runs again; and ``commit()`` lets them go once it committed. The thread that replays never
+/// waits for the reading thread inside a transaction (a chunk ends early instead): a read on
+/// that thread may have to wait for the environment's resize lock (another process grew the
+/// map), which a transaction holds.
 ///
-/// A replay chunk whose transaction runs again (the map grew) starts again from the events it
-/// took: ``rewind()`` goes back to the last ``commit()``, and the events taken since then are
-/// kept until it.
+/// The events `from...through` are read in batches (``batchEvents`` events, or
+/// ``batchBytes`` of them), at most ``depth`` batches ahead, each in a short read transaction of
+/// its own: a snapshot held for the whole replay would keep every page the replay's commits
+/// free from being reused. A replay that must read one snapshot (a verify, which compares what it
+/// builds with that snapshot's projections) reads it on its own thread instead
+/// (``init(snapshot:database:from:through:)``). A batch that fails to read or decode ends the
+/// range with its error, which ``beginChunk()`` throws once the events before it were applied;
+/// after ``cancel()`` the range ends with a `CancellationError`.
 ///
-/// Thread safety: `queue` is serial and alone runs the reads; `ready` hands their results over.
-/// One thread (the writer) calls the other methods.
+/// Thread safety: `queue` is serial and alone runs the threaded reads; `ready` hands their
+/// results over. One thread (the one that replays) calls the methods.
 final class LogReadAhead: @unchecked Sendable {
     /// One event as the log holds it: its seq, the event decoded and its size in the log.
     struct Logged: Sendable {
@@ -33,82 +40,111 @@ final class LogReadAhead: @unchecked Sendable {
         var failure: (any Error)?
     }
 
-    /// Events a batch reads in one transaction.
+    /// The most events, and about the most bytes of them, a batch reads in one transaction.
     static let batchEvents = 1_024
+    static let batchBytes = 2 << 20
     /// Batches read ahead of the replay.
-    static let depth = 4
+    static let depth = 8
+    /// About the most bytes of events a chunk takes, whatever its count of events.
+    static let chunkBytes = 8 << 20
+    /// The most rounds of reading a rebuild makes: one for the log as it found it, then one for
+    /// each batch of events another process appended meanwhile.
+    static let rounds = 4
 
     private let environment: Environment
     private let database: Database
     private let through: UInt64
-    private let queue = DispatchQueue(label: "EventStore.readAhead", qos: .userInitiated)
+    /// The reading thread's queue (`nil`: batches are read from `snapshot` when needed).
+    private let queue: DispatchQueue?
+    /// The snapshot a replay on one snapshot reads (it lives as long as the closure that lent it,
+    /// which the replay does not outlast).
+    private let snapshot: ReadTransaction?
     /// The batches read and not yet taken, in order.
     private let ready = Mutex<[Batch]>([])
     private let readyCount = DispatchSemaphore(value: 0)
     /// Set to stop reading: the replay ended early.
     private let cancelled = Atomic<Bool>(false)
 
-    /// The seq the next batch starts from (touched only by blocks on `queue`).
+    /// The seq the next batch starts from (touched only by the reads).
     private var nextRead: UInt64
     /// Whether the batch that ends the range has been taken, and the error it ended with.
     private var ended = false
     private var failure: (any Error)?
-
-    /// The events taken since the last ``commit()``, and how many of them the current attempt
-    /// has applied.
+    /// The events the chunk took (since the last ``commit()``), and their bytes.
     private var taken: [Logged] = []
-    private var position = 0
+    private var takenBytes = 0
+    /// The events read and not yet taken (from `pendingStart` on), first in line for the chunk.
+    private var pending: [Logged] = []
+    private var pendingStart = 0
 
-    /// Starts reading the events `from...through` of `database` (the log).
+    /// Starts reading the events `from...through` of `database` (the log) on a thread of its
+    /// own, each batch in a read transaction of its own.
     init(environment: Environment, database: Database, from: UInt64, through: UInt64) {
         self.environment = environment
         self.database = database
         self.through = through
         nextRead = from
-        ended = from > through
+        snapshot = nil
+        queue = DispatchQueue(label: "EventStore.readAhead", qos: .userInitiated)
         for _ in 0..<LogReadAhead.depth { request() }
     }
 
-    /// Stops reading and waits for the read under way. (Its blocks hold the value: it goes away
-    /// only after the last of them, so it needs no cancelling then.)
+    /// Reads the events `from...through` of `database` from `snapshot`, on the calling thread,
+    /// as the replay needs them.
+    init(snapshot: ReadTransaction, environment: Environment, database: Database, from: UInt64, through: UInt64) {
+        self.environment = environment
+        self.database = database
+        self.through = through
+        nextRead = from
+        self.snapshot = snapshot
+        queue = nil
+    }
+
+    /// Stops reading and waits for the read under way. (The reading thread's blocks hold this
+    /// value: it goes away only after the last of them, so it needs no cancelling then.)
     func cancel() {
         cancelled.store(true, ordering: .relaxed)
-        queue.sync {}
+        queue?.sync {}
     }
 
     /// Asks the queue for the next batch.
     private func request() {
-        queue.async { [self] in
+        queue?.async { [self] in
             let batch = readBatch()
             ready.withLock { $0.append(batch) }
             readyCount.signal()
         }
     }
 
-    /// Reads the next batch from `nextRead` (on `queue`).
+    /// Reads the next batch from `nextRead` (on `queue`, or on the calling thread from
+    /// `snapshot`).
     private func readBatch() -> Batch {
-        guard !cancelled.load(ordering: .relaxed), nextRead <= through else {
-            return Batch(events: [], isLast: true, failure: nil)
+        guard !cancelled.load(ordering: .relaxed) else {
+            return Batch(events: [], isLast: true, failure: CancellationError())
         }
+        guard nextRead <= through else { return Batch(events: [], isLast: true, failure: nil) }
         var events: [Logged] = []
         events.reserveCapacity(LogReadAhead.batchEvents)
+        var bytes = 0
         var failure: (any Error)?
         var atEnd = true
-        do {
-            try environment.read { tx in
-                try Keys.seq(nextRead).withUnsafeBytes { start in
-                    try tx.forEach(in: database, from: start) { key, value in
-                        let seq = try Keys.seq(from: key)
-                        guard seq <= through else { return false }
-                        guard events.count < LogReadAhead.batchEvents else {
-                            atEnd = false
-                            return false
-                        }
-                        events.append(Logged(seq: seq, event: try Event(decoding: value, seq: seq), bytes: value.count))
-                        return true
+        let body = { [self] (tx: ReadTransaction) throws in
+            try Keys.seq(nextRead).withUnsafeBytes { start in
+                try tx.forEach(in: database, from: start) { key, value in
+                    let seq = try Keys.seq(from: key)
+                    guard seq <= through else { return false }
+                    guard events.count < LogReadAhead.batchEvents, bytes < LogReadAhead.batchBytes else {
+                        atEnd = false
+                        return false
                     }
+                    events.append(Logged(seq: seq, event: try Event(decoding: value, seq: seq), bytes: value.count))
+                    bytes += value.count
+                    return true
                 }
             }
+        }
+        do {
+            if let snapshot { try body(snapshot) } else { try environment.read(body) }
         } catch {
             failure = error
         }
@@ -117,48 +153,74 @@ final class LogReadAhead: @unchecked Sendable {
         return Batch(events: events, isLast: failure != nil || atEnd, failure: failure)
     }
 
-    /// Runs `body` with the next event and returns what it returns, or `nil` after the last
-    /// event. The event is lent, not copied.
+    /// Waits until the next chunk has its first events (or the range is done), outside any
+    /// transaction.
     ///
-    /// - Throws: The error that reading or decoding the event raised, once the events before it
-    ///   were taken, or what `body` throws.
-    func next<T>(_ body: (borrowing Logged) throws -> T) throws -> T? {
-        while position == taken.count {
-            if ended {
-                if let failure { throw failure }
-                return nil
-            }
-            take()
-        }
-        position += 1
-        return try body(taken[position - 1])
+    /// - Returns: Whether there is a next chunk; `false` once the range is done.
+    /// - Throws: The error that ended the range, once no event before it is left to apply.
+    func beginChunk() throws -> Bool {
+        precondition(taken.isEmpty, "a chunk begins after the last one committed")
+        if pendingStart == pending.count && !ended { take(waiting: true) }
+        if pendingStart == pending.count, let failure { throw failure }
+        return pendingStart < pending.count
     }
 
-    /// Waits for the next batch, adds its events to `taken` and asks for another.
-    private func take() {
-        readyCount.wait()
-        let batch = ready.withLock { $0.removeFirst() }
-        taken.append(contentsOf: batch.events)
+    /// Runs `body` with each event of the chunk, in log order, the events lent, not copied: those
+    /// the chunk took already (all of them again in a transaction that runs again), then those
+    /// read since, up to `limit` events or about `byteLimit` of them. It never waits for the
+    /// reading thread: the chunk ends where the events read so far end.
+    func forEachInChunk(limit: Int, bytes byteLimit: Int, _ body: (borrowing Logged) throws -> Void) rethrows {
+        var index = 0
+        while true {
+            if index == taken.count {
+                guard taken.count < limit && takenBytes < byteLimit else { return }
+                if pendingStart == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    pendingStart = 0
+                    guard !ended, take(waiting: false) else { return }
+                    continue
+                }
+                takenBytes += pending[pendingStart].bytes
+                taken.append(pending[pendingStart])
+                pendingStart += 1
+            }
+            try body(taken[index])
+            index += 1
+        }
+    }
+
+    /// Adds the next batch's events to `pending` and asks for another unless the range ended:
+    /// waiting for the reading thread when `waiting`, else only when it has one ready (on one
+    /// snapshot, reads it). Returns whether it took a batch.
+    @discardableResult
+    private func take(waiting: Bool) -> Bool {
+        let batch: Batch
+        if queue == nil {
+            batch = readBatch()
+        } else {
+            if waiting {
+                readyCount.wait()
+            } else if readyCount.wait(timeout: .now()) == .timedOut {
+                return false
+            }
+            batch = ready.withLock { $0.removeFirst() }
+        }
+        pending.append(contentsOf: batch.events)
         if batch.isLast {
             ended = true
             failure = batch.failure
         } else {
             request()
         }
+        return true
     }
 
-    /// Goes back to the first event taken since the last ``commit()``: the transaction that
-    /// applied them was aborted and runs again.
-    func rewind() {
-        position = 0
-    }
-
-    /// Forgets the events applied so far: their transaction committed. They are freed on the
-    /// reading thread, which allocated them.
+    /// Lets the chunk's events go: its transaction committed. They are freed on the reading
+    /// thread, which allocated them.
     func commit() {
         let applied = taken
-        taken = Array(applied[position...])
-        position = 0
-        queue.async { withExtendedLifetime(applied) {} }
+        taken = []
+        takenBytes = 0
+        if let queue { queue.async { withExtendedLifetime(applied) {} } }
     }
 }

@@ -105,10 +105,10 @@ final class ProjectionWriter {
 
     /// Applies one event, already interpreted (``SchemaRegistry/interpret(_:)``), whose item
     /// record before it is already loaded.
-    @discardableResult
     ///
     /// The record is taken, not borrowed: one the caller does not keep (a replay's, read for the
     /// event) then changes in place when nothing needs the state before the event.
+    @discardableResult
     func apply(_ event: Event, before record: consuming ItemRecord, itemKey: [UInt8], tx: WriteTransaction) throws
         -> ItemState
     {

@@ -9,13 +9,17 @@ final class ScratchProjections {
     let environment: Environment
     let databases: ProjectionDatabases
     let projector: ProjectionWriter
+    /// Whether the last build started over without holding item records: its map grew while it
+    /// held them (see ``ReplayRecords``).
+    private(set) var restarted = false
 
     init(configuration: Store.Configuration) throws {
         directory = NSTemporaryDirectory() + "eventstore-scratch-" + UUID().uuidString
         var options = Environment.Configuration()
-        // Address space, not disk: a map that never grows during the build lets the replay keep
-        // holding item records (a grown map makes a chunk run again, see ReplayRecords).
-        options.mapSize = 1 << 33
+        // Address space, not disk, as large as the store's: a map that does not grow during the
+        // build lets the replay keep holding item records (a grown map makes a chunk run again,
+        // and the build start over, see ReplayRecords).
+        options.mapSize = configuration.mapSize
         options.durability = .bulk
         options.maxDatabases = Schema.databaseCount(customProjections: configuration.projections)
         environment = try Environment.open(path: directory, configuration: options)
@@ -32,50 +36,68 @@ final class ScratchProjections {
     }
 
     /// Applies the store's events `1...through` that pass `include`, in log order; returns how
-    /// many passed. The events are read ahead on another thread (``LogReadAhead``): the log's
-    /// events up to `through` never change, so any snapshot that holds them reads the same ones.
+    /// many passed. The events are read ahead on another thread (``LogReadAhead``), each batch
+    /// in a read transaction of its own.
     @discardableResult
     func build(
         from store: Store, through: UInt64, include: (Event) -> Bool = { _ in true },
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws -> UInt64 {
+        try build(from: store, snapshot: nil, through: through, include: include, progress: progress)
+    }
+
+    /// ``build(from:through:include:progress:)`` reading every event from `snapshot`, on this
+    /// thread: for a verify, which compares what it builds with that snapshot's projections
+    /// (events can change in place when their replica id is retired, see
+    /// ``Store/restamp(from:)``).
+    func build(
+        from store: Store, snapshot: StoreReader, through: UInt64, progress: (@Sendable (Store.Progress) -> Void)?
+    ) throws {
+        _ = try build(from: store, snapshot: snapshot.tx, through: through, include: { _ in true }, progress: progress)
+    }
+
+    private func build(
+        from store: Store, snapshot: ReadTransaction?, through: UInt64, include: (Event) -> Bool,
+        progress: (@Sendable (Store.Progress) -> Void)?
+    ) throws -> UInt64 {
         do {
-            return try build(from: store, through: through, include: include, holdingRecords: true, progress: progress)
+            return try build(
+                from: store, snapshot: snapshot, through: through, include: include, holdingRecords: true,
+                progress: progress)
         } catch is ReplayRestart {
+            restarted = true
             try environment.write { tx in
                 for (_, database) in databases.all { try tx.removeAll(in: database) }
             }
             return try build(
-                from: store, through: through, include: include, holdingRecords: false, progress: progress)
+                from: store, snapshot: snapshot, through: through, include: include, holdingRecords: false,
+                progress: progress)
         }
     }
 
     private func build(
-        from store: Store, through: UInt64, include: (Event) -> Bool, holdingRecords: Bool,
+        from store: Store, snapshot: ReadTransaction?, through: UInt64, include: (Event) -> Bool, holdingRecords: Bool,
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws -> UInt64 {
-        var applied: UInt64 = 0
-        var included: UInt64 = 0
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
-        let events = LogReadAhead(
-            environment: store.environment, database: store.schema.events, from: 1, through: through)
-        defer { events.cancel() }
-        repeat {
-            let chunk = try environment.write { tx in
-                let chunk = try store.replayChunk(
-                    from: applied + 1, into: projector, tx: tx, limit: store.configuration.rebuildChunkEvents,
-                    events: events, include: include)
-                // The checkpoint is written even for an empty log, as a live store writes it.
-                try projector.checkpoint(through: chunk.last, tx: tx)
-                return chunk
+        let events =
+            if let snapshot {
+                LogReadAhead(
+                    snapshot: snapshot, environment: store.environment, database: store.schema.events, from: 1,
+                    through: through)
+            } else {
+                LogReadAhead(environment: store.environment, database: store.schema.events, from: 1, through: through)
             }
-            events.commit()
-            try projector.replayChunkCommitted(in: environment)
-            included += chunk.applied
-            if chunk.last <= applied { break }
-            applied = chunk.last
-            progress?(Store.Progress(processed: applied, total: through))
-        } while applied < through
+        defer { events.cancel() }
+        let (last, included) = try store.replayChunks(
+            events, into: projector, in: environment, after: 0, include: include
+        ) { last in
+            progress?(Store.Progress(processed: last, total: through))
+        }
+        if last == 0 {
+            // The checkpoint is written even for an empty log, as a live store writes it.
+            try environment.write { tx in try projector.checkpoint(through: 0, tx: tx) }
+        }
         try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
         return included

@@ -46,7 +46,8 @@ extension Store {
         do {
             try performRebuild(holdingRecords: true, progress: progress)
         } catch is ReplayRestart {
-            logger.notice("a rebuild's write ran again after the map grew: rebuilding without holding items in memory")
+            logger.notice(
+                "a rebuild's write ran again (the map grew or was resized): rebuilding without holding items in memory")
             try performRebuild(holdingRecords: false, progress: progress)
         }
     }
@@ -70,29 +71,24 @@ extension Store {
         try environment.setDurability(.bulk)
         defer { try? environment.setDurability(previous) }
 
-        // Items first; each item that exists at the end is then indexed once.
+        // Items first; each item that exists at the end is then indexed once. The log is read
+        // and decoded on another thread while this one applies it. Events another process
+        // appends meanwhile are read by another round (a few at most); the rest are applied at
+        // the switch below.
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
         var applied: UInt64 = 0
-        let total = try head()
-        // The events there are now are read and decoded on another thread while this one
-        // applies them; those appended meanwhile are applied at the switch below.
-        let events = LogReadAhead(environment: environment, database: schema.events, from: 1, through: total)
-        defer { events.cancel() }
-        while true {
-            // `applied` moves only once the chunk committed: a retried write starts it again.
-            let end = try environment.write { tx -> UInt64 in
-                let end = try replayChunk(
-                    from: applied + 1, into: projector, tx: tx, limit: configuration.rebuildChunkEvents,
-                    events: events
-                ).last
-                if end > applied { try projector.checkpoint(through: end, tx: tx) }
-                return end
-            }
-            events.commit()
-            try projector.replayChunkCommitted(in: environment)
-            guard end > applied else { break }
-            applied = end
-            progress?(Progress(processed: applied, total: max(total, applied)))
+        var total = try head()
+        var rounds = 0
+        while total > applied && rounds < LogReadAhead.rounds {
+            let events = LogReadAhead(
+                environment: environment, database: schema.events, from: applied + 1, through: total)
+            defer { events.cancel() }
+            let through = total
+            applied = try replayChunks(events, into: projector, in: environment, after: applied) { last in
+                progress?(Progress(processed: last, total: max(through, last)))
+            }.last
+            total = try head()
+            rounds += 1
         }
         try projector.indexItemsAfterReplay(in: environment)
         try projector.indexLiveItems(in: environment)
@@ -113,29 +109,42 @@ extension Store {
             ])
     }
 
-    /// Applies the next events of `events`, which start at `from` (at most `limit` of them), that
-    /// pass `include` into `projector`; returns the last seq taken and how many were applied. A
-    /// transaction that runs again takes the same events again (``LogReadAhead/rewind()``).
-    func replayChunk(
-        from: UInt64, into projector: ProjectionWriter, tx: WriteTransaction, limit: UInt64, events: LogReadAhead,
-        include: (Event) -> Bool = { _ in true }
+    /// Applies the events `events` reads, those that pass `include`, to `projector`: a chunk at
+    /// a time (at most ``Store/Configuration/rebuildChunkEvents`` events, or about
+    /// ``LogReadAhead/chunkBytes`` of them, fewer when the reading thread falls behind), each in
+    /// a write transaction of `environment` with its checkpoint. A transaction that runs again
+    /// applies the chunk's events again. Calls `chunkDone` with the last seq of each chunk once it
+    /// committed.
+    ///
+    /// - Returns: The last seq read (`after` when there was none) and how many events passed
+    ///   `include`.
+    func replayChunks(
+        _ events: LogReadAhead, into projector: ProjectionWriter, in environment: Environment, after: UInt64,
+        include: (Event) -> Bool = { _ in true }, chunkDone: (UInt64) -> Void
     ) throws -> (last: UInt64, applied: UInt64) {
-        try projector.beginReplayChunk()
-        events.rewind()
-        var last = from - 1
-        var count: UInt64 = 0
+        var last = after
         var applied: UInt64 = 0
-        while count < limit,
-            let seq = try events.next({ logged in
-                if include(logged.event) {
-                    try projector.apply(logged.event, bytes: logged.bytes, tx: tx)
-                    applied += 1
+        while try events.beginChunk() {
+            let chunk = try environment.write { tx -> (last: UInt64, applied: UInt64) in
+                try projector.beginReplayChunk()
+                var chunk = (last: last, applied: UInt64(0))
+                try events.forEachInChunk(
+                    limit: Int(clamping: configuration.rebuildChunkEvents), bytes: LogReadAhead.chunkBytes
+                ) { logged in
+                    if include(logged.event) {
+                        try projector.apply(logged.event, bytes: logged.bytes, tx: tx)
+                        chunk.applied += 1
+                    }
+                    chunk.last = logged.seq
                 }
-                return logged.seq
-            })
-        {
-            last = seq
-            count += 1
+                try projector.checkpoint(through: chunk.last, tx: tx)
+                return chunk
+            }
+            events.commit()
+            try projector.replayChunkCommitted(in: environment)
+            last = chunk.last
+            applied += chunk.applied
+            chunkDone(last)
         }
         return (last, applied)
     }

@@ -31,7 +31,7 @@ extension Store {
                 return
             }
             let scratch = try ScratchProjections(configuration: configuration)
-            try scratch.build(from: self, through: head, progress: progress)
+            try scratch.build(from: self, snapshot: reader, through: head, progress: progress)
             let live = try reader.projection
             try scratch.environment.read { rebuilt in
                 // Version keys of projections this process did not register (a server's, say) are

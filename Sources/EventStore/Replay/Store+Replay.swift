@@ -12,9 +12,14 @@ extension Store {
         case .seq(let seq): through = min(seq, head)
         case .hlc: through = head
         }
-        let scratch = try ScratchProjections(configuration: configuration)
-        let eventsApplied = try scratch.build(from: self, through: through, include: point.includes, progress: progress)
-        return ReplayedState(point: point, eventsApplied: eventsApplied, scratch: scratch)
+        do {
+            let scratch = try ScratchProjections(configuration: configuration)
+            let eventsApplied = try scratch.build(
+                from: self, through: through, include: point.includes, progress: progress)
+            return ReplayedState(point: point, eventsApplied: eventsApplied, scratch: scratch)
+        } catch {
+            throw EventStoreError.wrapping(error, "replay")
+        }
     }
 
     /// The history of one item up to `point`, event by event, with what each did to each field.

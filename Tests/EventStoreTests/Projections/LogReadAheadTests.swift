@@ -4,10 +4,15 @@ import Testing
 
 @testable import EventStore
 
-/// The log read ahead of a rebuild: every event of the range once per attempt, in order, across
-/// batches and chunks; a chunk that runs again gets its events again; a bad event ends the
-/// sequence with its error after the events before it.
+/// The log read for a replay: every event of the range once, in order, a chunk at a time across
+/// batches; a chunk applied again gets the same events first; chunks bounded by count and bytes;
+/// a bad event ends the range with its error after the events before it; a cancel ends it with an
+/// error, never as if the log had ended. Each on a reading thread and from one snapshot.
 struct LogReadAheadTests {
+    enum Mode: CaseIterable {
+        case thread, snapshot
+    }
+
     /// A store whose log holds `count` puts, `i<seq>` each.
     static func filled(_ store: Store, count: Int) async throws {
         var start = 0
@@ -19,83 +24,124 @@ struct LogReadAheadTests {
         }
     }
 
-    /// Takes up to `limit` events: their seqs and items.
-    static func take(_ events: LogReadAhead, limit: Int) throws -> [(seq: UInt64, item: String)] {
-        var taken: [(seq: UInt64, item: String)] = []
-        while taken.count < limit, let next = try events.next({ ($0.seq, $0.event.item) }) { taken.append(next) }
-        return taken
+    /// Runs `body` with a reader of `from...through` of `store`'s log, in `mode`.
+    static func reading<T>(
+        _ store: Store, _ mode: Mode, from: UInt64, through: UInt64, _ body: (LogReadAhead) throws -> T
+    ) throws -> T {
+        switch mode {
+        case .thread:
+            let events = LogReadAhead(
+                environment: store.environment, database: store.schema.events, from: from, through: through)
+            defer { events.cancel() }
+            return try body(events)
+        case .snapshot:
+            return try store.read { reader in
+                try body(
+                    LogReadAhead(
+                        snapshot: reader.tx, environment: store.environment, database: store.schema.events, from: from,
+                        through: through))
+            }
+        }
     }
 
-    @Test func readsTheRangeInOrderAcrossBatchesAndChunks() async throws {
+    /// The seqs and items of the chunk: up to `limit` events, or about `bytes` of them.
+    static func chunk(_ events: LogReadAhead, limit: Int = 999, bytes: Int = .max) -> [(seq: UInt64, item: String)] {
+        var chunk: [(seq: UInt64, item: String)] = []
+        events.forEachInChunk(limit: limit, bytes: bytes) { chunk.append(($0.seq, $0.event.item)) }
+        return chunk
+    }
+
+    /// The seqs of every chunk up to the end of the range (or its error).
+    static func drain(_ events: LogReadAhead) -> [UInt64] {
+        var seen: [UInt64] = []
+        while let more = try? events.beginChunk(), more {
+            seen += chunk(events).map(\.seq)
+            events.commit()
+        }
+        return seen
+    }
+
+    @Test(arguments: Mode.allCases)
+    func readsTheRangeInOrderAChunkAtATime(mode: Mode) async throws {
         try await withTemporaryStore { store async throws in
             // Three batches and a part: the range stops short of the log's end.
             let count = 2 * LogReadAhead.batchEvents + 700
             try await Self.filled(store, count: count + 50)
-            let events = LogReadAhead(
-                environment: store.environment, database: store.schema.events, from: 3, through: UInt64(count))
-            var seen: [UInt64] = []
-            // Chunks of 999 events, each taken twice (the first attempt "aborted") and committed.
-            while true {
-                let first = try Self.take(events, limit: 999)
-                events.rewind()
-                let again = try Self.take(events, limit: 999)
-                #expect(again.map(\.seq) == first.map(\.seq))
-                events.commit()
-                for (seq, item) in again { #expect(item == "i\(seq)") }
-                seen += again.map(\.seq)
-                if again.count < 999 { break }
+            let seen = try Self.reading(store, mode, from: 3, through: UInt64(count)) { events in
+                var seen: [UInt64] = []
+                while try events.beginChunk() {
+                    let chunk = Self.chunk(events)
+                    #expect(!chunk.isEmpty && chunk.count <= 999)
+                    // A transaction that runs again gets the same events first.
+                    let again = Self.chunk(events)
+                    #expect(Array(again.prefix(chunk.count).map(\.seq)) == chunk.map(\.seq))
+                    for (seq, item) in again { #expect(item == "i\(seq)") }
+                    seen += again.map(\.seq)
+                    events.commit()
+                }
+                let more = try events.beginChunk()
+                #expect(!more)
+                return seen
             }
             #expect(seen == Array(3...UInt64(count)))
-            #expect(try events.next({ $0.seq }) == nil)
         }
     }
 
-    @Test func anEmptyRangeEndsAtOnce() async throws {
+    @Test(arguments: Mode.allCases)
+    func aChunkStopsAtItsBytes(mode: Mode) async throws {
+        try await withTemporaryStore { store async throws in
+            try await Self.filled(store, count: 500)
+            try Self.reading(store, mode, from: 1, through: 500) { events in
+                let first = try events.beginChunk()
+                #expect(first && Self.chunk(events, limit: 1_000, bytes: 1).map(\.seq) == [1])
+                events.commit()
+                let rest = try events.beginChunk()
+                #expect(rest && Self.chunk(events, limit: 1_000).map(\.seq) == Array(2...500))
+            }
+        }
+    }
+
+    @Test(arguments: Mode.allCases)
+    func anEmptyRangeEndsAtOnce(mode: Mode) async throws {
         try await withTemporaryStore { store async throws in
             try await Self.filled(store, count: 10)
-            let past = LogReadAhead(
-                environment: store.environment, database: store.schema.events, from: 11, through: 20)
-            #expect(try past.next({ $0.seq }) == nil)
-            let reversed = LogReadAhead(
-                environment: store.environment, database: store.schema.events, from: 5, through: 4)
-            #expect(try reversed.next({ $0.seq }) == nil)
+            let past = try Self.reading(store, mode, from: 11, through: 20) { try $0.beginChunk() }
+            let reversed = try Self.reading(store, mode, from: 5, through: 4) { try $0.beginChunk() }
+            #expect(!past && !reversed)
         }
     }
 
-    @Test func aBadEventEndsTheSequenceWithItsErrorAfterTheEventsBeforeIt() async throws {
+    @Test(arguments: Mode.allCases)
+    func aBadEventEndsTheRangeWithItsErrorAfterTheEventsBeforeIt(mode: Mode) async throws {
         try await withTemporaryStore { store async throws in
             let bad = UInt64(LogReadAhead.batchEvents + 17)
             try await Self.filled(store, count: Int(bad) + 30)
             try store.environment.write { tx in
                 _ = try tx.put([0xFF, 0x01], forKey: Keys.seq(bad), in: store.schema.events)
             }
-            let events = LogReadAhead(
-                environment: store.environment, database: store.schema.events, from: 1, through: bad + 30)
-            #expect(try Self.take(events, limit: 100).count == 100)
-            events.commit()
-            let before = try Self.take(events, limit: Int(bad) - 101)
-            #expect(before.last?.seq == bad - 1)
-            #expect(throws: EventStoreError.self) { try events.next({ $0.seq }) }
-            // A chunk that runs again meets the same events, then the same error.
-            events.rewind()
-            #expect(try Self.take(events, limit: Int(bad) - 101).map(\.seq) == before.map(\.seq))
-            #expect(throws: EventStoreError.self) { try events.next({ $0.seq }) }
+            try Self.reading(store, mode, from: 1, through: bad + 30) { events in
+                #expect(Self.drain(events) == Array(1..<bad))
+                #expect(throws: EventStoreError.self) { try events.beginChunk() }
+            }
         }
     }
 
-    @Test func cancellingEndsTheSequenceAfterWhatWasReadAlready() async throws {
+    @Test func cancellingEndsTheRangeWithAnErrorAfterWhatWasReadAlready() async throws {
         try await withTemporaryStore { store async throws in
             let count = UInt64(8 * LogReadAhead.batchEvents)
             try await Self.filled(store, count: Int(count))
             let events = LogReadAhead(
                 environment: store.environment, database: store.schema.events, from: 1, through: count)
-            #expect(try events.next({ $0.seq }) == 1)
+            let first = try events.beginChunk()
+            #expect(first && Self.chunk(events, limit: 1).map(\.seq) == [1])
+            events.commit()
             events.cancel()
-            // The batches read before the cancel come out, in order; the later ones are empty.
-            var rest: [UInt64] = []
-            while let seq = try events.next({ $0.seq }) { rest.append(seq) }
+            // The batches read before the cancel come out, in order; then the range ends with an
+            // error, not as if the log ended there.
+            let rest = Self.drain(events)
             #expect(rest == Array(2..<2 + UInt64(rest.count)))
             #expect(rest.count < Int(count) - 1)
+            #expect(throws: CancellationError.self) { try events.beginChunk() }
         }
     }
 }

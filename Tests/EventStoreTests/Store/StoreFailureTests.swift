@@ -190,14 +190,17 @@
         }
 
         /// A rebuild indexes search once per item at the end (DeferredIndex); a replay transaction
-        /// retried halfway (the map filled) must not allocate doc ids twice, nor apply an event to
-        /// the records it holds in memory twice, nor skip a chunk whose checkpoint failed. With 7
-        /// records held, the retried write may also be one that flushes them.
+        /// retried halfway (the map filled) must not allocate doc ids twice, nor apply an event
+        /// twice, nor skip a chunk whose checkpoint failed. Holding every record, the retry
+        /// restarts the rebuild without holding any; with 7 held, the records are in the store
+        /// after the first chunk of 10 events, and the retried chunk applies its events again to
+        /// them (or the retried write is the one that flushes the held records).
         @Test(arguments: [1, 2, 3, 5, 8, 150, 399], [100_000, 7])
         func aRebuildRetriedAfterAFullMapGivesTheSameProjections(failAfterPuts: Int, heldRecords: Int) async throws {
             var configuration = F.configuration()
             configuration.search.collections["logs"] = []  // not searchable
             configuration.replayRecordLimit = heldRecords
+            configuration.rebuildChunkEvents = 10
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
                 try await store.append((0..<30).map { .put("logs", id: "l\($0)", fields: ["title": "log \($0)"]) })
@@ -214,6 +217,69 @@
                     try store.search("again", in: "notes", limit: 50).map(\.item.id).sorted() == [
                         "n0", "n1", "n2", "n3", "n4",
                     ])
+            }
+        }
+
+        /// What a scratch build holds: each item record as verify compares it (the doc id aside),
+        /// and the search index's contents.
+        static func contents(_ scratch: ScratchProjections) throws -> [[UInt8]] {
+            try scratch.environment.read { tx in
+                var contents: [[UInt8]] = []
+                try tx.forEach(in: scratch.databases.items) { key, value in
+                    contents.append(Array(key))
+                    contents.append(Array(ItemRecord.comparableBytes(key: key, value: value)))
+                    return true
+                }
+                return contents
+                    + (try SearchIndexAudit.contents(tx: tx, databases: scratch.databases).map { Array($0.utf8) })
+            }
+        }
+
+        /// A verify's or a replay's scratch build whose chunk runs again (the map filled) while it
+        /// holds item records starts over without holding them and builds the same, and a replay
+        /// counts each event it applied once. The failures land on the replay's puts (the four
+        /// chunks' checkpoints and counts, puts 0 to 5).
+        @Test(arguments: [0, 1, 3, 5])
+        func aScratchBuildRetriedAfterAFullMapStartsOverAndBuildsTheSame(failAfterPuts: Int) async throws {
+            var configuration = F.configuration()
+            configuration.rebuildChunkEvents = 10
+            try await withTemporaryStore(configuration: configuration) { store async throws in
+                try await Self.filled(store)
+                try await store.append(
+                    (0..<20).map { .patch("notes", id: "n\($0 % 7)", fields: ["content": "edited \($0)"]) })
+                let head = try store.head()
+                let clean = try ScratchProjections(configuration: configuration)
+                #expect(try clean.build(from: store, through: head, progress: nil) == head)
+                #expect(!clean.restarted)
+                let retried = try ScratchProjections(configuration: configuration)
+                retried.environment._forceFailure(.put, error: .mapFull, after: failAfterPuts)
+                #expect(try retried.build(from: store, through: head, progress: nil) == head)
+                #expect(retried.restarted)
+                #expect(try Self.contents(retried) == Self.contents(clean))
+            }
+        }
+
+        /// Another process grew the map: the next transaction to begin here adopts the new size,
+        /// which waits for every transaction of this process to end. A rebuild, whose log is read
+        /// on another thread, and a verify, which holds its snapshot throughout, must not wait for
+        /// a read that waits for them.
+        @Test(arguments: [0, 1, 2, 3, 5, 9])
+        func aMapResizedDuringARebuildOrAVerifyIsAdoptedWithoutWaitingForever(failAfterBegins: Int) async throws {
+            var configuration = F.configuration()
+            configuration.rebuildChunkEvents = 7
+            try await withTemporaryStore(configuration: configuration) { store async throws in
+                try await Self.filled(store)
+                try await store.append((0..<5).map { .put("notes", id: "n\($0)", fields: ["title": "back again"]) })
+                let bytes = try F.projectionBytes(store)
+                for function in [LMDBFunction.txnBegin, .txnRenew] {
+                    store.environment._forceFailure(function, error: .mapResized, after: failAfterBegins)
+                    try await store.rebuildProjections()
+                    #expect(try F.projectionBytes(store) == bytes)
+                }
+                store.environment._forceFailure(.txnBegin, error: .mapResized, after: failAfterBegins)
+                #expect(try store.verify().isConsistent)
+                store.environment._forceFailure(.txnRenew, error: .mapResized, after: failAfterBegins)
+                #expect(try store.verify().isConsistent)
             }
         }
 

@@ -69,6 +69,7 @@ final class ProjectionWriter {
     /// Ends a deferred replay: later events are indexed as they are applied.
     func endDeferredReplay() {
         defersSearch = false
+        replayRecords?.releaseInBackground()
         replayRecords = nil
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import LMDB
 
 /// The item records of a replay that defers search (a rebuild, or the scratch build of a verify
@@ -64,6 +65,14 @@ final class ReplayRecords {
 
     /// The held keys in the store's key order.
     var sortedKeys: [[UInt8]] { entries.keys.sorted().map(\.bytes) }
+
+    /// Lets the records go on another thread: tens of thousands of small allocations, which the
+    /// writer need not wait for.
+    func releaseInBackground() {
+        let released = entries
+        entries = [:]
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(released) {} }
+    }
 
     /// Writes every held record to `database` in key order, in one transaction, then lets them go.
     func flush(in environment: Environment, database: Database) throws {

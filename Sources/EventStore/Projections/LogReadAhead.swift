@@ -47,18 +47,19 @@ final class LogReadAhead: @unchecked Sendable {
     static let depth = 8
     /// About the most bytes of events a chunk takes, whatever its count of events.
     static let chunkBytes = 8 << 20
-    /// The most rounds of reading a rebuild makes: one for the log as it found it, then one for
-    /// each batch of events another process appended meanwhile.
-    static let rounds = 4
 
-    private let environment: Environment
+    /// Where batches are read.
+    private enum Source {
+        /// On the queue's thread, each batch in a read transaction of the environment.
+        case thread(Environment, DispatchQueue)
+        /// From one snapshot, on the calling thread, when the replay needs them (it lives as long
+        /// as the closure that lent it, which the replay does not outlast).
+        case snapshot(ReadTransaction)
+    }
+
+    private let source: Source
     private let database: Database
     private let through: UInt64
-    /// The reading thread's queue (`nil`: batches are read from `snapshot` when needed).
-    private let queue: DispatchQueue?
-    /// The snapshot a replay on one snapshot reads (it lives as long as the closure that lent it,
-    /// which the replay does not outlast).
-    private let snapshot: ReadTransaction?
     /// The batches read and not yet taken, in order.
     private let ready = Mutex<[Batch]>([])
     private let readyCount = DispatchSemaphore(value: 0)
@@ -80,24 +81,25 @@ final class LogReadAhead: @unchecked Sendable {
     /// Starts reading the events `from...through` of `database` (the log) on a thread of its
     /// own, each batch in a read transaction of its own.
     init(environment: Environment, database: Database, from: UInt64, through: UInt64) {
-        self.environment = environment
         self.database = database
         self.through = through
         nextRead = from
-        snapshot = nil
-        queue = DispatchQueue(label: "EventStore.readAhead", qos: .userInitiated)
+        source = .thread(environment, DispatchQueue(label: "EventStore.readAhead", qos: .userInitiated))
         for _ in 0..<LogReadAhead.depth { request() }
     }
 
     /// Reads the events `from...through` of `database` from `snapshot`, on the calling thread,
     /// as the replay needs them.
-    init(snapshot: ReadTransaction, environment: Environment, database: Database, from: UInt64, through: UInt64) {
-        self.environment = environment
+    init(snapshot: ReadTransaction, database: Database, from: UInt64, through: UInt64) {
         self.database = database
         self.through = through
         nextRead = from
-        self.snapshot = snapshot
-        queue = nil
+        source = .snapshot(snapshot)
+    }
+
+    /// The reading thread's queue (`nil` when reading from one snapshot).
+    private var queue: DispatchQueue? {
+        if case .thread(_, let queue) = source { queue } else { nil }
     }
 
     /// Stops reading and waits for the read under way. (The reading thread's blocks hold this
@@ -116,8 +118,8 @@ final class LogReadAhead: @unchecked Sendable {
         }
     }
 
-    /// Reads the next batch from `nextRead` (on `queue`, or on the calling thread from
-    /// `snapshot`).
+    /// Reads the next batch from `nextRead` (on the queue, or on the calling thread from the
+    /// snapshot).
     private func readBatch() -> Batch {
         guard !cancelled.load(ordering: .relaxed) else {
             return Batch(events: [], isLast: true, failure: CancellationError())
@@ -144,7 +146,10 @@ final class LogReadAhead: @unchecked Sendable {
             }
         }
         do {
-            if let snapshot { try body(snapshot) } else { try environment.read(body) }
+            switch source {
+            case .thread(let environment, _): try environment.read(body)
+            case .snapshot(let snapshot): try body(snapshot)
+            }
         } catch {
             failure = error
         }

@@ -82,9 +82,7 @@ final class ScratchProjections {
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
         let events =
             if let snapshot {
-                LogReadAhead(
-                    snapshot: snapshot, environment: store.environment, database: store.schema.events, from: 1,
-                    through: through)
+                LogReadAhead(snapshot: snapshot, database: store.schema.events, from: 1, through: through)
             } else {
                 LogReadAhead(environment: store.environment, database: store.schema.events, from: 1, through: through)
             }

@@ -41,6 +41,10 @@ extension Store {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
+    /// The most rounds of reading the log a rebuild makes: one for the log as it found it, then
+    /// one for each batch of events another process appended meanwhile.
+    private static let rebuildReadRounds = 4
+
     /// Runs on the writer thread.
     func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
         do {
@@ -79,7 +83,7 @@ extension Store {
         var applied: UInt64 = 0
         var total = try head()
         var rounds = 0
-        while total > applied && rounds < LogReadAhead.rounds {
+        while total > applied && rounds < Store.rebuildReadRounds {
             let events = LogReadAhead(
                 environment: environment, database: schema.events, from: applied + 1, through: total)
             defer { events.cancel() }

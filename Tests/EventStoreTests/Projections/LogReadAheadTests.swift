@@ -38,7 +38,7 @@ struct LogReadAheadTests {
             return try store.read { reader in
                 try body(
                     LogReadAhead(
-                        snapshot: reader.tx, environment: store.environment, database: store.schema.events, from: from,
+                        snapshot: reader.tx, database: store.schema.events, from: from,
                         through: through))
             }
         }

@@ -163,7 +163,7 @@ struct DumpCommandTests {
             #expect(
                 meta["meta/store.replica"].flatMap { JSONLines.string($0, "value") } == MixedStore.replicaA.description)
             #expect(meta["meta/store.generation"].flatMap { JSONLines.int($0, "value") } == 0)
-            #expect(meta["meta/store.format"].flatMap { JSONLines.int($0, "value") } == 6)
+            #expect(meta["meta/store.format"].flatMap { JSONLines.int($0, "value") } == 7)
             #expect(meta["meta/store.origin-seq"].flatMap { JSONLines.int($0, "value") } == 7, "A gave seven events")
             #expect(
                 meta["meta/store.hlc"].flatMap { JSONLines.string($0, "value") }

@@ -25,8 +25,8 @@ struct ProjectionCounters {
     }
 
     /// Writes every change and forgets them.
-    mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
-        try search.flush(tx: tx, databases: databases)
+    mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases, mergeAhead: MergeAhead? = nil) throws {
+        try search.flush(tx: tx, databases: databases, ahead: mergeAhead)
         try indexes.flush(tx: tx, databases: databases)
         for (collection, count) in counts {
             let key = ProjectionWriter.countKey(collection)

@@ -13,6 +13,9 @@ final class ProjectionWriter {
     let indexes: IndexWriter?
     /// Counters pending for the checkpoint (see ``ProjectionCounters``).
     var counters = ProjectionCounters()
+    /// Computes the search index's merge steps between commits (the store's commits); `nil`:
+    /// the checkpoint computes them.
+    var mergeAhead: MergeAhead?
     /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
     private(set) var defersSearch = false
     /// During a replay that defers search: the item records, held in memory.
@@ -174,7 +177,7 @@ final class ProjectionWriter {
 
     /// Records that every event through `seq` is applied, with each custom projection's version.
     func checkpoint(through seq: UInt64, tx: WriteTransaction) throws {
-        try counters.flush(tx: tx, databases: databases)
+        try counters.flush(tx: tx, databases: databases, mergeAhead: mergeAhead)
         try tx.put(Keys.seq(seq), forKey: ProjectionWriter.appliedKey, in: databases.state)
         for projection in projections {
             try tx.put(

@@ -30,12 +30,14 @@ enum Meta {
     /// (fewer trees per commit); format 4 keeps an item's newest seqs in its record and older ones
     /// in chunks (``ItemHistory``) instead of one `items` entry per event; format 5 packs the
     /// lists of adjacent terms of a search segment into blocks (``SegmentEntry``); format 6 keeps
-    /// the declared indexes in sorted runs (``IndexRuns``) instead of one tree of entries. Opening
-    /// an older store for writing upgrades it: the databases the format no longer has are dropped
+    /// the declared indexes in sorted runs (``IndexRuns``) instead of one tree of entries; format 7
+    /// may name the search merge under way by a token (directory format 4, see
+    /// ``SegmentDirectory/Merge/token``), which a library of format 6 cannot read. Opening an
+    /// older store for writing upgrades it: the databases the format no longer has are dropped
     /// and the projections rebuilt (from formats 4 and 5, only the format number changes unless
     /// the store holds declared index entries: format-4 segment entries are format-5 entries of
-    /// one term).
-    static let currentFormat: UInt64 = 6
+    /// one term; from format 6, only the format number changes).
+    static let currentFormat: UInt64 = 7
 
     static func uint64(_ tx: ReadTransaction, _ db: Database, _ key: String) throws -> UInt64? {
         try Array(key.utf8).withUnsafeBytes { key in

@@ -93,6 +93,10 @@ extension Store {
         /// transaction with fewer tokenizes them on the writer (see ``DocumentTokenizer``). Tests
         /// set it to 1 (every document on the tokenizer thread) and to `Int.max` (none).
         var tokenizerChunk = 16
+        /// Whether the search index's merge steps are computed between commits on another thread
+        /// (``MergeAhead``) instead of inside the commits that spend their budget. Tests turn it
+        /// off to follow the merge policy commit by commit.
+        var mergesAhead = true
         /// The events a rebuild or a verify replays per transaction. Tests lower it.
         var rebuildChunkEvents: UInt64 = 20_000
         /// The logger for store events (open, growth, rebuilds). Defaults to a no-op logger.

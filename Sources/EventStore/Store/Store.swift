@@ -39,6 +39,8 @@ public final class Store: @unchecked Sendable {
     let logger: Logger
     let writer: Writer?
     let commits = CommitSignal()
+    /// Computes the search index's merge steps between commits (`nil` when read-only).
+    let mergeAhead: MergeAhead?
     /// The search index's segment terms, for typo lookups (see ``SegmentTermCache``).
     let searchTerms = SegmentTermCache()
     /// The clock as of the last commit; each write transaction starts from it.
@@ -116,6 +118,9 @@ public final class Store: @unchecked Sendable {
                 last: HLCTimestamp(rawValue: stored), maxSkewMilliseconds: configuration.maxClockSkewMilliseconds,
                 physicalTime: configuration.physicalClock))
         self.writer = configuration.readOnly ? nil : Writer(label: "eventstore.writer")
+        self.mergeAhead =
+            configuration.readOnly || !configuration.mergesAhead
+            ? nil : MergeAhead(environment: environment, schema: bootstrap.schema, logger: configuration.logger)
         writer?.store = self
         logger.debug(
             "store opened",
@@ -165,6 +170,7 @@ public final class Store: @unchecked Sendable {
 
     deinit {
         writer?.stop()
+        mergeAhead?.cancel()
     }
 
     private static func openEnvironment(path: String, configuration: Configuration) throws -> Environment {
@@ -197,6 +203,7 @@ public final class Store: @unchecked Sendable {
     /// ``EventStoreError/Code/closed``; the storage closes when the last reference goes away.
     public func close() {
         writer?.stop()
+        mergeAhead?.stop()
         closedReadOnly.withLock { $0 = true }
         commits.finish()
         _ = Store.registry.withLock { $0.removeValue(forKey: path) }

@@ -73,10 +73,10 @@ struct StoreBootstrap {
                 .unsupportedFormat, "the store uses format \(format); this library reads up to \(Meta.currentFormat)")
         }
         var upgrades = false
-        // Formats 4 and 5 without declared index entries read as format 6 (see `upgrade`): a
-        // read-only open reads them as they are.
-        let readableAsIs =
-            try format >= 4 && (configuration.readOnly || !(tx is WriteTransaction)) && !hasIndexEntries(tx)
+        // Format 6, and formats 4 and 5 without declared index entries, read as the current
+        // format (see `upgrade`): a read-only open reads them as they are.
+        let readOnly = configuration.readOnly || !(tx is WriteTransaction)
+        let readableAsIs = try format >= 4 && readOnly && (format >= 6 || !hasIndexEntries(tx))
         if format < Meta.currentFormat && !readableAsIs {
             guard let tx = tx as? WriteTransaction, !configuration.readOnly else {
                 throw EventStoreError(
@@ -108,10 +108,15 @@ struct StoreBootstrap {
 
     /// Brings a store of an older format to the current one: drops the databases the current
     /// format no longer has and marks the projections for a rebuild (in the same commit).
-    /// Formats 4 and 5 need no rebuild unless they hold declared index entries (format 6 keeps
-    /// them in runs: ``IndexRuns``): every format-4 search segment entry (one term's list) is a
-    /// format-5 entry too. Returns whether the projections must be rebuilt.
+    /// Format 6 needs no rebuild, nor do formats 4 and 5 unless they hold declared index entries
+    /// (format 6 keeps them in runs: ``IndexRuns``): every format-4 search segment entry (one
+    /// term's list) is a format-5 entry too. Returns whether the projections must be rebuilt.
     private static func upgrade(_ tx: WriteTransaction, meta: Database, from format: UInt64) throws -> Bool {
+        if format >= 6 {
+            // Format 7 only adds the search merge's token, which format 6 never wrote.
+            try Meta.setUInt64(tx, meta, Meta.format, Meta.currentFormat)
+            return false
+        }
         if format >= 4 {
             let rebuilds = try hasIndexEntries(tx)
             if rebuilds {

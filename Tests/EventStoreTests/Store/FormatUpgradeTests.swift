@@ -144,6 +144,7 @@ struct FormatUpgradeTests {
                         "notes", id: "n\(batch % 5)-\($0)",
                         fields: ["title": .string("upgrade note w\($0 % 7) b\(batch)")])
                 })
+            store.mergeAhead?.settle()
         }
         let directoryNow = try store.read { reader in
             try SegmentDirectory.load(tx: reader.tx, state: try reader.projection.state)
@@ -153,5 +154,47 @@ struct FormatUpgradeTests {
         #expect(try store.search("b39", limit: 500).count == 40)
         let report = try store.verify()
         #expect(report.isConsistent, "\(report.problems)")
+    }
+    /// Format 6 differs only in never naming a search merge by a token (directory format 4): a
+    /// read-only open reads it as it is, and its first writable open records format 7 without a
+    /// rebuild, with its declared indexes' runs and its search index as they were.
+    @Test func aFormat6StoreOnlyRecordsTheNewFormat() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = Store.Configuration()
+        configuration.indexes = [IndexDefinition("notes", fields: ["rank"])]
+        var store = try Store.open(at: directory.path, configuration: configuration)
+        try await store.append(
+            (0..<300).map {
+                .put("notes", id: "n\($0)", fields: ["title": "six note w\($0 % 9)", "rank": .int($0 % 17)])
+            })
+        let hits = try store.search("note", limit: 500).map(\.item.id)
+        let ranked = try store.query(Query("notes").filter(.equal("rank", 3))).items.map(\.id)
+        store.close()
+        // What format 6 left: the same, under its format number.
+        try Environment.open(path: directory.path).write { tx in
+            let meta = try tx.openDatabase(named: "meta", options: [])
+            try tx.put(
+                withUnsafeBytes(of: UInt64(6).bigEndian, Array.init), forKey: Array("store.format".utf8), in: meta)
+        }
+
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let reader = try Store.open(at: directory.path, configuration: readOnly)
+        #expect(try reader.search("note", limit: 500).map(\.item.id) == hits)
+        #expect(try reader.query(Query("notes").filter(.equal("rank", 3))).items.map(\.id) == ranked)
+        reader.close()
+
+        store = try Store.open(at: directory.path, configuration: configuration)
+        defer { store.close() }
+        #expect(
+            try store.read { try $0.metadata(forKey: "store.format") }
+                == withUnsafeBytes(of: Meta.currentFormat.bigEndian, Array.init))
+        #expect(!store.isRebuilding, "no rebuild")
+        let rebuildNeeded = try store.read { try $0.metadata(forKey: "store.rebuild-needed") }
+        #expect(rebuildNeeded == nil)
+        #expect(try store.search("note", limit: 500).map(\.item.id) == hits)
+        #expect(try store.query(Query("notes").filter(.equal("rank", 3))).items.map(\.id) == ranked)
+        #expect(try store.verify().isConsistent)
     }
 }

@@ -11,6 +11,14 @@
     struct StoreFailureTests {
         typealias F = ProjectionFixtures
 
+        /// Without merge steps computed between commits: their thread's reads would take failures
+        /// forced for the reads these tests make.
+        static var configuration: Store.Configuration {
+            var configuration = F.configuration()
+            configuration.mergesAhead = false
+            return configuration
+        }
+
         /// What a failure must not change: the log, the items, the search index, the checkpoint.
         struct Snapshot: Equatable {
             var head: UInt64
@@ -50,7 +58,7 @@
         }
 
         @Test func aFailedCommitChangesNothingAndTheNextWriteSucceeds() async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 try await Self.filled(store)
                 let before = try Snapshot(store)
                 let environment = try Environment.open(path: store.path)
@@ -75,7 +83,7 @@
 
         @Test(arguments: [LMDBError.noSpace, .ioError, .transactionFull])
         func aFailedPutChangesNothing(error: LMDBError) async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 try await Self.filled(store)
                 let before = try Snapshot(store)
                 store.environment._forceFailure(.put, error: error)
@@ -89,7 +97,7 @@
         }
 
         @Test func aFailedCommitFailsEveryWriterOfTheGroupAndNoEventIsLost() async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 try await Self.filled(store)
                 store.environment._forceFailure(.txnCommit, error: .ioError)
                 let succeeded = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -117,7 +125,7 @@
         }
 
         @Test func eventsWhoseIngestFailedAreNotTakenForDuplicatesLater() async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 let origin = ReplicaID(high: 77, low: 1)
                 let events = (1...5 as ClosedRange<UInt64>).map {
                     F.event(
@@ -134,7 +142,7 @@
         }
 
         @Test func aFullMapDuringAnAppendGrowsItAndWritesEachEventOnce() async throws {
-            var configuration = F.configuration()
+            var configuration = Self.configuration
             configuration.mapSize = 1 << 20
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
@@ -150,7 +158,7 @@
         }
 
         @Test func aFailedRebuildKeepsTheActiveProjections() async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 try await Self.filled(store)
                 let before = try Snapshot(store)
                 let generation = try store.read { try $0.activeGeneration() }
@@ -172,7 +180,7 @@
         /// needs the event; read 22 looks for events appended during the rebuild, at the switch.
         @Test(arguments: [0, 2, 10, 21, 22])
         func aRebuildWhoseReadFailsKeepsTheActiveProjections(failAfterReads: Int) async throws {
-            var configuration = F.configuration()
+            var configuration = Self.configuration
             configuration.rebuildChunkEvents = 7
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
@@ -197,7 +205,7 @@
         /// them (or the retried write is the one that flushes the held records).
         @Test(arguments: [1, 2, 3, 5, 8, 150, 399], [100_000, 7])
         func aRebuildRetriedAfterAFullMapGivesTheSameProjections(failAfterPuts: Int, heldRecords: Int) async throws {
-            var configuration = F.configuration()
+            var configuration = Self.configuration
             configuration.search.collections["logs"] = []  // not searchable
             configuration.replayRecordLimit = heldRecords
             configuration.rebuildChunkEvents = 10
@@ -241,7 +249,7 @@
         /// chunks' checkpoints and counts, puts 0 to 5).
         @Test(arguments: [0, 1, 3, 5])
         func aScratchBuildRetriedAfterAFullMapStartsOverAndBuildsTheSame(failAfterPuts: Int) async throws {
-            var configuration = F.configuration()
+            var configuration = Self.configuration
             configuration.rebuildChunkEvents = 10
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
@@ -265,7 +273,7 @@
         /// a read that waits for them.
         @Test(arguments: [0, 1, 2, 3, 5, 9])
         func aMapResizedDuringARebuildOrAVerifyIsAdoptedWithoutWaitingForever(failAfterBegins: Int) async throws {
-            var configuration = F.configuration()
+            var configuration = Self.configuration
             configuration.rebuildChunkEvents = 7
             try await withTemporaryStore(configuration: configuration) { store async throws in
                 try await Self.filled(store)
@@ -284,7 +292,7 @@
         }
 
         @Test func aFailedReadIsReportedAndTheNextReadSucceeds() async throws {
-            try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+            try await withTemporaryStore(configuration: Self.configuration) { store async throws in
                 try await Self.filled(store)
                 store.environment._forceFailure(.get, error: .ioError)
                 #expect(throws: (any Error).self) { _ = try store.item("notes", "n1") }

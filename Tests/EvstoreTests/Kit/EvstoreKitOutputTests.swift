@@ -117,7 +117,7 @@ struct EvstoreKitOutputTests {
                 entries.first { $0.database == database && $0.key == key }
             }
             #expect(entry("meta", "store.replica")?.value == .string(replica.description))
-            #expect(entry("meta", "store.format")?.value == .int(6))
+            #expect(entry("meta", "store.format")?.value == .int(7))
             #expect(entry("meta", "store.origin-seq")?.value == .int(2))
             #expect(entry("meta", "app.greeting")?.value == .string("hello"))
             #expect(entry("meta", "app.greeting")?.about == "application entry")

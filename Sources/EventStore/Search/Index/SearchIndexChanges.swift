@@ -12,7 +12,8 @@ import LMDB
 ///    ``SearchIndexWriter/tokenizerChunk`` (16), otherwise on another thread while the
 ///    transaction goes on (``DocumentTokenizer``);
 /// 5. merge and clean-up work: each commit earns a budget proportional to the postings it
-///    wrote, spent once 2,048 units have accumulated.
+///    wrote, spent once 2,048 units have accumulated; in the store's commits, on merge steps
+///    computed ahead (``MergeAhead``).
 ///
 /// Each item's current doc id is written with the item itself (``ItemRecord``), by the
 /// projection writer. A document created and replaced within the transaction never reaches the
@@ -117,13 +118,16 @@ struct SearchIndexChanges {
     /// The writing works on a copy: a flush that throws leaves the changes as they were, so that
     /// flushing them again counts nothing twice (the tokenizer drops what the failed flush handed
     /// it, see ``DocumentTokenizer``).
-    mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases) throws {
+    ///
+    /// - Parameter ahead: Computes the merges' steps between commits (``MergeAhead``); without
+    ///   it, this commit computes them.
+    mutating func flush(tx: WriteTransaction, databases: ProjectionDatabases, ahead: MergeAhead? = nil) throws {
         var changes = self
-        try changes.write(tx: tx, databases: databases)
+        try changes.write(tx: tx, databases: databases, ahead: ahead)
         self = SearchIndexChanges()
     }
 
-    private mutating func write(tx: WriteTransaction, databases: ProjectionDatabases) throws {
+    private mutating func write(tx: WriteTransaction, databases: ProjectionDatabases, ahead: MergeAhead?) throws {
         guard directory != nil || !dead.isEmpty || !stats.isEmpty else { return }
         var directory = try loadDirectory(tx: tx, databases: databases)
         if !dead.isEmpty { try DeadDocuments.mark(dead, tx: tx, database: databases.state) }
@@ -152,13 +156,18 @@ struct SearchIndexChanges {
         if !documents.isEmpty { tokenizer?.encodeSegment(of: documents) }
 
         // Merge work is earned per posting written and spent once enough has accumulated, so
-        // most small commits touch no merge pages at all.
-        directory.credit += UInt64(
-            max(SearchIndexChanges.minimumMergeWork, postings * SearchIndexChanges.mergeWorkPerPosting))
+        // most small commits touch no merge pages at all. What a merge waiting for its step
+        // (computed ahead) leaves unspent stays earned.
+        let earned = max(SearchIndexChanges.minimumMergeWork, postings * SearchIndexChanges.mergeWorkPerPosting)
+        ahead?.expect(earned)
+        directory.credit += UInt64(earned)
         if directory.credit >= SearchIndexChanges.mergeThreshold {
             let budget = Int(clamping: directory.credit)
-            directory.credit = 0
-            try SegmentMerger(tx: tx, databases: databases).run(budget: budget, directory: &directory)
+            let unspent = try SegmentMerger(tx: tx, databases: databases).run(
+                budget: budget, directory: &directory, ahead: ahead)
+            // Commits earn more than merges usually need (they stop when the policy wants no
+            // merge), so what waits is capped at what one step can do.
+            directory.credit = UInt64(min(max(0, unspent), MergeStep.maximumWork))
         }
 
         if let tokenizer, let first = documents.first, let last = documents.last {

@@ -36,6 +36,11 @@ struct SegmentDirectory: Equatable {
         /// merge begun by directory format 2 copies them and leaves the inputs whole until it
         /// completes: queries ignore its output until then.
         var movesTerms = true
+        /// Names this merge among all merges of every generation, so that a step prepared ahead
+        /// from a snapshot (``MergeAhead``) is applied only to the merge it was prepared for; 0
+        /// for a merge whose steps are all taken inside commits (a rebuild's, or one begun by
+        /// directory format 3 or earlier).
+        var token: UInt64 = 0
     }
 
     /// Work left after a merge: deleting an input segment's keys, purging dead entries of
@@ -54,9 +59,10 @@ struct SegmentDirectory: Equatable {
     var cleanup: [Cleanup] = []
 
     static let key = Array("search.index".utf8)
-    /// 3 adds whether the merge under way moves terms; 2 adds each segment's dropped documents
-    /// (1 is read as none dropped). Merges of formats 1 and 2 copy terms.
-    static let formatVersion: UInt8 = 3
+    /// 4 adds the merge's ``Merge/token``; 3 adds whether the merge under way moves terms; 2
+    /// adds each segment's dropped documents (1 is read as none dropped). Merges of formats 1
+    /// and 2 copy terms.
+    static let formatVersion: UInt8 = 4
 
     /// The segments a query reads, in doc-id order: the live ones and, while a merge moves
     /// terms, its output, in the place of its inputs (a term is in one or the other). The
@@ -154,6 +160,7 @@ struct SegmentDirectory: Equatable {
             for input in merge.inputs { writer.write(varint: UInt64(input)) }
             writer.write(varint: merge.written)
             writer.write(UInt8(merge.movesTerms ? 1 : 0))
+            writer.write(varint: merge.token)
             if let resume = merge.resumeAfter {
                 writer.write(UInt8(1))
                 writer.write(varint: resume.count)
@@ -222,6 +229,7 @@ struct SegmentDirectory: Equatable {
                 default: throw ByteReader.corrupt("search index directory (merge)")
                 }
             }
+            let token = format >= 4 ? try reader.readVarint() : 0
             var resume: [UInt8]?
             switch try reader.readByte() {
             case 0: resume = nil
@@ -232,7 +240,9 @@ struct SegmentDirectory: Equatable {
             guard output < nextSegment, !live.contains(output), !inputs.isEmpty, inputs.allSatisfy(live.contains) else {
                 throw ByteReader.corrupt("search index directory (merge)")
             }
-            merge = Merge(inputs: inputs, output: output, resumeAfter: resume, written: written, movesTerms: movesTerms)
+            merge = Merge(
+                inputs: inputs, output: output, resumeAfter: resume, written: written, movesTerms: movesTerms,
+                token: token)
         default: throw ByteReader.corrupt("search index directory (merge)")
         }
         let cleanupCount = try reader.readCount(minimumBytesEach: 2)

@@ -14,11 +14,25 @@ import LMDB
 ///
 /// One unit of work is a posting copied, a key deleted or a document entry checked. A term is
 /// never split, so a commit can overrun its budget by one term's postings.
+///
+/// A step is computed (``MergeStep``), then applied. In the store's commits the steps are
+/// computed ahead, between commits, on another thread (``MergeAhead``): the commit only writes
+/// them.
 struct SegmentMerger {
     let tx: WriteTransaction
     let databases: ProjectionDatabases
 
-    func run(budget: Int, directory: inout SegmentDirectory) throws {
+    /// Spends `budget` units on clean-up and merges.
+    ///
+    /// With `ahead`, the merges' steps are the ones it computed on its thread: when the step for
+    /// the merge under way is not ready, the merge waits and the unspent budget is returned, to
+    /// be spent by a later commit. The writer computes a step itself when none came for
+    /// ``MergeAhead/patience`` commits, and while the segments number more than twice
+    /// ``SegmentDirectory/maxSegments`` (the helper fell behind), so queries never read more
+    /// segments than that.
+    ///
+    /// - Returns: The budget left unspent (0 without `ahead`).
+    func run(budget: Int, directory: inout SegmentDirectory, ahead: MergeAhead? = nil) throws -> Int {
         var budget = budget
         while budget > 0 {
             if let work = directory.cleanup.first {
@@ -29,14 +43,30 @@ struct SegmentMerger {
                 }
                 continue
             }
-            if directory.merge == nil {
-                guard let range = try directory.nextMergeRange() ?? expungeRange(directory) else { return }
-                let output = try directory.allocateSegmentID()
-                directory.merge = .init(
-                    inputs: directory.segments[range].map(\.id), output: output, resumeAfter: nil, written: 0)
+            let merge: SegmentDirectory.Merge
+            if let current = directory.merge {
+                merge = current
+            } else {
+                guard let range = try directory.nextMergeRange() ?? expungeRange(directory) else { return 0 }
+                merge = SegmentDirectory.Merge(
+                    inputs: directory.segments[range].map(\.id), output: try directory.allocateSegmentID(),
+                    resumeAfter: nil, written: 0, token: ahead == nil ? 0 : UInt64.random(in: 1...UInt64.max))
+                directory.merge = merge
             }
-            try step(&directory, budget: &budget)
+            var decision = MergeAhead.Decision.compute
+            if let ahead, merge.token != 0, directory.segments.count <= 2 * SegmentDirectory.maxSegments {
+                decision = ahead.decide(for: merge, databases: databases)
+            }
+            let step: MergeStep
+            switch decision {
+            case .apply(let ready): step = ready
+            case .wait: return budget
+            case .compute: step = try MergeStep(merge, budget: budget, tx: tx, databases: databases)
+            }
+            try apply(step, to: &directory)
+            budget -= max(1, step.work)
         }
+        return 0
     }
 
     /// A segment to rewrite alone, dropping its dead postings (as Lucene expunges deletes): of
@@ -57,44 +87,21 @@ struct SegmentMerger {
         return best.map { $0.index..<$0.index + 1 }
     }
 
-    /// Copies terms of the merge under way until the budget is spent or the merge completes.
-    private func step(_ directory: inout SegmentDirectory, budget: inout Int) throws {
-        guard var merge = directory.merge else { return }
-        var walk = try TermWalk(
-            tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
-        var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
-        var merged = PostingList.Builder(positions: false)
-        var writer = ByteWriter(capacity: 256)
-        var written = SegmentEntry.Builder(segment: merge.output)
-        let put = { (key: [UInt8], value: [UInt8]) in _ = try tx.put(value, forKey: key, in: databases.searchSegments) }
-        while budget > 0, let (term, lists) = try walk.next() {
-            // The output keeps positions when its inputs have them (words do, tags do not).
-            let positions = try lists.contains {
-                try $0.list.withUnsafeBytes { try PostingList.Decoder($0).hasPositions }
-            }
-            merged.removeAll(positions: positions)
-            for (_, list) in lists {
-                budget -= try list.withUnsafeBytes { list in
-                    try merged.append(liveOf: list) { try !dead.isDead($0) }
-                }
-            }
-            if merged.count > 0 {
-                writer.bytes.removeAll(keepingCapacity: true)
-                merged.encode(into: &writer)
-                try term.withUnsafeBytes { term in
-                    try writer.bytes.withUnsafeBytes { try written.add(term: term, list: $0, put: put) }
-                }
-                merge.written += UInt64(merged.count)
-            }
-            // Moved: the term leaves the inputs in the commit that writes it into the output
-            // (deleted below, one run of keys per input).
-            if merge.movesTerms { budget -= lists.count }
-            merge.resumeAfter = term
+    /// Writes a step of the merge under way (which must be the merge it was computed for):
+    /// its entries into the output, then the moved terms out of the inputs; when it reached
+    /// the inputs' end, the output takes the inputs' place.
+    private func apply(_ step: MergeStep, to directory: inout SegmentDirectory) throws {
+        guard var merge = directory.merge, merge == step.merge, step.databases === databases else {
+            throw EventStoreError(.corrupt, "search index: a merge step applied to another merge")
         }
-        // The step's terms are all in the output before the inputs lose them.
-        try written.flush(put: put)
-        if merge.movesTerms, let through = merge.resumeAfter { try deleteMoved(through: through, from: merge.inputs) }
-        guard walk.isAtEnd else {
+        try step.forEachEntry { key, value in _ = try tx.put(value, forKey: key, in: databases.searchSegments) }
+        merge.written += step.written
+        if let through = step.through {
+            merge.resumeAfter = through
+            // The step's terms are all in the output before the inputs lose them.
+            if merge.movesTerms { try deleteMoved(through: through, from: merge.inputs) }
+        }
+        guard step.completes else {
             directory.merge = merge
             return
         }
@@ -108,6 +115,7 @@ struct SegmentMerger {
         let lastDoc = directory.segments[range.upperBound - 1].lastDoc
         // Documents that died while the merge ran may still have postings in the output: they
         // count as dropped, so a later expunge waits for more deaths than it might have.
+        var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
         let output = SegmentDirectory.Segment(
             id: merge.output, firstDoc: firstDoc, lastDoc: lastDoc, postings: merge.written,
             dropped: UInt32(try dead.deadCount(in: firstDoc...lastDoc)))

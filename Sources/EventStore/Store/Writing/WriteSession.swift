@@ -42,6 +42,7 @@ final class WriteSession {
         state = State(head: head, replica: replica, originSequence: origin, clock: clock)
         let generation = try StoreReader.activeGeneration(tx, schema)
         projections = ProjectionWriter(databases: schema.generations[generation], configuration: store.configuration)
+        projections.mergeAhead = store.mergeAhead
     }
 
     /// The outcome of ingesting one received event.

@@ -194,6 +194,7 @@ final class Writer: @unchecked Sendable {
                 return session.state.head
             }
             store.commits.publish(head: head)
+            store.mergeAhead?.committed()
         } catch {
             let failure = EventStoreError.wrapping(error, "commit")
             outcomes = group.map { _ in .failure(failure) }

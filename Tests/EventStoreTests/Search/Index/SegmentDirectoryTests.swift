@@ -85,10 +85,12 @@ struct SegmentDirectoryTests {
         directory.merge = .init(inputs: [1, 2], output: directory.nextSegment, resumeAfter: nil, written: 0)
         directory.nextSegment += 1
         var bytes = directory.encoded()
-        #expect(bytes[0] == 3)
-        // Format 2 wrote no flag after `written` (the merge's last varint before the resume byte).
-        let flag = try #require(bytes.indices.last { $0 < bytes.count - 2 && bytes[$0] == 1 && bytes[$0 + 1] == 0 })
-        bytes.remove(at: flag)
+        #expect(bytes[0] == 4)
+        // The merge ends with its flag, its token (0), no resume point, then no clean-up.
+        #expect(Array(bytes.suffix(4)) == [1, 0, 0, 0])
+        let flag = bytes.count - 4
+        // Format 2 wrote neither the flag nor the token.
+        bytes.removeSubrange(flag..<flag + 2)
         bytes[0] = 2
         let decoded = try bytes.withUnsafeBytes { try SegmentDirectory(decoding: $0) }
         #expect(decoded.merge?.movesTerms == false)
@@ -97,6 +99,28 @@ struct SegmentDirectoryTests {
         var damaged = directory.encoded()
         damaged[flag] = 7
         #expect(throws: EventStoreError.self) { _ = try damaged.withUnsafeBytes { try SegmentDirectory(decoding: $0) } }
+    }
+
+    @Test func aMergeOfDirectoryFormatThreeHasNoTokenAndFormatFourKeepsIt() throws {
+        var directory = directory(tiers: [30, 30])
+        directory.merge = .init(
+            inputs: [1, 2], output: directory.nextSegment, resumeAfter: Array("notes\0k".utf8), written: 12,
+            token: 0xDEAD_BEEF_CAFE)
+        directory.nextSegment += 1
+        let decoded = try directory.encoded().withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        #expect(decoded == directory)
+        #expect(decoded.merge?.token == 0xDEAD_BEEF_CAFE)
+        // Format 3: the same without the token's varint, which follows the flag.
+        directory.merge?.token = 0
+        var bytes = directory.encoded()
+        let resume = Array("notes\0k".utf8)
+        let flag = bytes.count - 1 - resume.count - 1 - 1 - 1 - 1
+        #expect(bytes[flag] == 1 && bytes[flag + 1] == 0, "the flag, then a token of 0")
+        bytes.remove(at: flag + 1)
+        bytes[0] = 3
+        let old = try bytes.withUnsafeBytes { try SegmentDirectory(decoding: $0) }
+        #expect(old == directory, "read with no token: its steps are taken inside commits")
+        #expect(old.merge?.movesTerms == true)
     }
 
     @Test func damagedDirectoriesAreCorrupt() throws {

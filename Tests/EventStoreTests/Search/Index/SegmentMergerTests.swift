@@ -7,8 +7,17 @@ import Testing
 
 /// The segment index in a live store: merges keep the number of segments bounded and drop dead
 /// postings, a merge spans commits and survives reopening, and queries stay right throughout.
+///
+/// These tests follow the merge policy commit by commit, so their commits compute their merge
+/// steps themselves; ``MergeAheadTests`` covers the steps computed between commits.
 struct SegmentMergerTests {
     typealias F = ProjectionFixtures
+
+    static var configuration: Store.Configuration {
+        var configuration = F.configuration()
+        configuration.mergesAhead = false
+        return configuration
+    }
 
     static func directory(_ store: Store) throws -> SegmentDirectory {
         try store.read { reader in try SegmentDirectory.load(tx: reader.tx, state: try reader.projection.state) }
@@ -25,7 +34,7 @@ struct SegmentMergerTests {
     static let queries = ["waa", "wab wac", "wb", "wa", "wad wae", "wam"].map { SearchQuery($0, limit: 50) }
 
     @Test func singleCommitsMergeIntoFewSegmentsAndSearchLikeARebuild() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 11)
             for round in 0..<600 {
                 let id = "n\(random.next() % 60)"
@@ -53,7 +62,7 @@ struct SegmentMergerTests {
     }
 
     @Test func aLargeSegmentWhoseDocumentsDieIsRewrittenWithoutThem() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 21)
             // One large segment: 1,200 notes of 8 words.
             try await store.append(
@@ -90,7 +99,7 @@ struct SegmentMergerTests {
     }
 
     @Test func aReplacedVersionIsNeverFoundAgain() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             for version in 0..<120 {
                 let word =
                     "ver" + String(UnicodeScalar(UInt8(97 + version / 26)))
@@ -147,7 +156,7 @@ struct SegmentMergerTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var random = SeededGenerator(seed: 5)
-        var store = try Store.open(at: directory.path, configuration: F.configuration())
+        var store = try Store.open(at: directory.path, configuration: Self.configuration)
         try await Self.storeWithALongMerge(store, &random)
         var index = try Self.directory(store)
         #expect(index.merge != nil, "a tier-1 merge started")
@@ -167,7 +176,7 @@ struct SegmentMergerTests {
                 #expect(try store.verify().isConsistent, "consistent mid-merge")
                 // Closing and reopening (as after a crash: every step is one transaction).
                 store.close()
-                store = try Store.open(at: directory.path, configuration: F.configuration())
+                store = try Store.open(at: directory.path, configuration: Self.configuration)
                 #expect(try Self.directory(store) == index, "the merge resumes where it stopped")
                 reopened = true
             }
@@ -212,7 +221,7 @@ extension SegmentMergerTests {
     }
 
     @Test func aMergeMovesEachTermSoTheIndexNeverHoldsItTwice() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 8)
             try await Self.storeWithALongMerge(store, &random)
             let started = try #require(try Self.directory(store).merge)
@@ -287,7 +296,7 @@ extension SegmentMergerTests {
     }
 
     @Test func anOlderSnapshotFindsTheCloseTermsItHoldsWhileAMergeMovesThem() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 12)
             try await Self.storeWithALongMerge(store, &random)
             let term = IndexKeys.term(collection: "notes", term: "wamentence2")
@@ -326,7 +335,7 @@ extension SegmentMergerTests {
     }
 
     @Test func aRebuildNumbersItsSegmentsAfterTheOtherGenerations() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 13)
             try await Self.storeWithALongMerge(store, &random)
             let before = try Self.directory(store).nextSegment
@@ -338,7 +347,7 @@ extension SegmentMergerTests {
     }
 
     @Test func aMergeBegunByTheFormerDirectoryFormatCopiesAndQueriesIgnoreItsOutput() async throws {
-        try await withTemporaryStore(configuration: F.configuration()) { store async throws in
+        try await withTemporaryStore(configuration: Self.configuration) { store async throws in
             var random = SeededGenerator(seed: 9)
             try await Self.storeWithALongMerge(store, &random)
             for extra in 0..<500 {

@@ -31,7 +31,7 @@ struct MergeStep: Sendable {
     private(set) var work = 0
 
     /// The most work one step does, so that a step's entries stay a few MiB in memory.
-    static let maximumWork = 1 << 20
+    static let maximumWork = 1 << 18
 
     /// Calls `body` with each entry's key and value, in key order.
     func forEachEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) rethrows

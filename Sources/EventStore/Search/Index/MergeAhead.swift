@@ -66,7 +66,7 @@ final class MergeAhead: Sendable {
     /// wait for it.
     func decide(for merge: SegmentDirectory.Merge, databases: ProjectionDatabases) -> Decision {
         state.withLock { state in
-            if let ready = state.ready, ready.merge == merge, ready.databases === databases {
+            if let ready = state.ready, ready.applies(to: merge, in: databases) {
                 state.taken += 1
                 state.missed = 0
                 return .apply(ready)
@@ -81,10 +81,7 @@ final class MergeAhead: Sendable {
 
     /// The step computed for `merge` of `databases`, when it is the one ready (tests).
     func readyStep(for merge: SegmentDirectory.Merge, databases: ProjectionDatabases) -> MergeStep? {
-        state.withLock { state in
-            guard let ready = state.ready, ready.merge == merge, ready.databases === databases else { return nil }
-            return ready
-        }
+        state.withLock { state in state.ready.flatMap { $0.applies(to: merge, in: databases) ? $0 : nil } }
     }
 
     /// Records the work a commit earned, which sizes the next step.
@@ -154,7 +151,7 @@ final class MergeAhead: Sendable {
                 let directory = try SegmentDirectory.load(tx: tx, state: databases.state)
                 guard let merge = directory.merge, merge.token != 0 else { return }
                 let (ready, expected) = state.withLock { ($0.ready, $0.expected) }
-                if let ready, ready.merge == merge, ready.databases === databases { return }
+                if let ready, ready.applies(to: merge, in: databases) { return }
                 let budget = max(
                     Int(SearchIndexChanges.mergeThreshold), Int(clamping: directory.credit) &+ expected)
                 let step = try MergeStep(merge, budget: budget, tx: tx, databases: databases)

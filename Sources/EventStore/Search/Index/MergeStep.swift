@@ -33,6 +33,12 @@ struct MergeStep: Sendable {
     /// The most work one step does, so that a step's entries stay a few MiB in memory.
     static let maximumWork = 1 << 18
 
+    /// Whether this step is the next one of `merge` in `databases`: computed from exactly that
+    /// state of the merge (token, inputs, progress) in that generation.
+    func applies(to merge: SegmentDirectory.Merge, in databases: ProjectionDatabases) -> Bool {
+        self.merge == merge && self.databases === databases
+    }
+
     /// Calls `body` with each entry's key and value, in key order.
     func forEachEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) rethrows
     {
@@ -48,7 +54,7 @@ struct MergeStep: Sendable {
     init(_ merge: SegmentDirectory.Merge, budget: Int, tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.merge = merge
         self.databases = databases
-        var budget = min(budget, MergeStep.maximumWork)
+        let budget = min(budget, MergeStep.maximumWork)
         var walk = try TermWalk(
             tx: tx, database: databases.searchSegments, segments: merge.inputs, after: merge.resumeAfter)
         var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
@@ -63,18 +69,16 @@ struct MergeStep: Sendable {
             bytes.append(contentsOf: value)
             entries.append((start..<start + key.count, start + key.count..<bytes.count))
         }
-        while budget > 0, let (term, lists) = try walk.next() {
+        while work < budget, let (term, lists) = try walk.next() {
             // The output keeps positions when its inputs have them (words do, tags do not).
             let positions = try lists.contains {
                 try $0.list.withUnsafeBytes { try PostingList.Decoder($0).hasPositions }
             }
             merged.removeAll(positions: positions)
             for (_, list) in lists {
-                let copied = try list.withUnsafeBytes { list in
+                work += try list.withUnsafeBytes { list in
                     try merged.append(liveOf: list) { try !dead.isDead($0) }
                 }
-                budget -= copied
-                work += copied
             }
             if merged.count > 0 {
                 writer.bytes.removeAll(keepingCapacity: true)
@@ -85,10 +89,7 @@ struct MergeStep: Sendable {
                 written += UInt64(merged.count)
             }
             // Moved: the term leaves the inputs in the commit that writes it into the output.
-            if merge.movesTerms {
-                budget -= lists.count
-                work += lists.count
-            }
+            if merge.movesTerms { work += lists.count }
             through = term
         }
         output.flush(put: put)

@@ -91,7 +91,7 @@ struct SegmentMerger {
     /// its entries into the output, then the moved terms out of the inputs; when it reached
     /// the inputs' end, the output takes the inputs' place.
     private func apply(_ step: MergeStep, to directory: inout SegmentDirectory) throws {
-        guard var merge = directory.merge, merge == step.merge, step.databases === databases else {
+        guard var merge = directory.merge, step.applies(to: merge, in: databases) else {
             throw EventStoreError(.corrupt, "search index: a merge step applied to another merge")
         }
         try step.forEachEntry { key, value in _ = try tx.put(value, forKey: key, in: databases.searchSegments) }

@@ -86,6 +86,30 @@ extension Event {
             item: item, operation: operation, fields: fields, schema: UInt16(schema), updates: updates)
     }
 
+    /// Reads the key of the event's item (``Keys/item(_:_:)``: collection, NUL, item) from its
+    /// binary encoding into `key`, without decoding the rest of the event.
+    ///
+    /// - Throws: ``EventStoreError/Code/corrupt`` for bytes too short to hold the key or of a
+    ///   format this library does not read.
+    static func itemKey(ofEncoded buffer: UnsafeRawBufferPointer, into key: inout [UInt8]) throws {
+        var reader = ByteReader(buffer)
+        let format = try reader.readByte()
+        guard format == Event.formatVersion || format == Event.updatesFormatVersion else {
+            throw ByteReader.corrupt("event format byte")
+        }
+        _ = try reader.readByte()  // operation
+        _ = try reader.readVarint()  // schema
+        _ = try reader.readBytes(16)  // origin
+        _ = try reader.readVarint()  // origin sequence
+        _ = try reader.readBytes(16)  // hlc, base
+        let collection = try reader.readBytes(try reader.readCount())
+        let item = try reader.readBytes(try reader.readCount())
+        key.removeAll(keepingCapacity: true)
+        key.append(contentsOf: collection)
+        key.append(0)
+        key.append(contentsOf: item)
+    }
+
     /// Decodes an event from a byte array.
     init(decoding bytes: [UInt8], seq: UInt64) throws {
         self = try bytes.withUnsafeBytes { try Event(decoding: $0, seq: seq) }

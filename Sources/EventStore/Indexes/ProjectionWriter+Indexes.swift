@@ -2,8 +2,8 @@ import LMDB
 
 extension ProjectionWriter {
     /// Builds the declared indexes from the live items, ``indexBatch`` items per transaction,
-    /// after a replay that deferred them with the search index (``defersSearch``); call it before
-    /// ``indexLiveItems(in:)``, which ends the deferral.
+    /// after a replay that deferred them with the search index (``defersSearch``): after the
+    /// last pass's ``indexReplayedItems(_:in:)`` and before ``endDeferredReplay()``.
     ///
     /// Like the search index, an index built once from the final items is what maintaining it
     /// event by event would have left, at a fraction of the writes (an item changed a hundred

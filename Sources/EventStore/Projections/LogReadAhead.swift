@@ -19,9 +19,12 @@ import Synchronization
 /// its own: a snapshot held for the whole replay would keep every page the replay's commits
 /// free from being reused. A replay that must read one snapshot (a verify, which compares what it
 /// builds with that snapshot's projections) reads it on its own thread instead
-/// (``init(snapshot:database:from:through:)``). A batch that fails to read or decode ends the
+/// (``init(snapshot:database:from:through:keys:)``). A batch that fails to read or decode ends the
 /// range with its error, which ``beginChunk()`` throws once the events before it were applied;
 /// after ``cancel()`` the range ends with a `CancellationError`.
+///
+/// A replay in passes (``ReplayPasses``) reads only the events of one range of item keys: the
+/// reading thread skips the others by the item key in their stored bytes, without decoding them.
 ///
 /// Thread safety: `queue` is serial and alone runs the threaded reads; `ready` hands their
 /// results over. One thread (the one that replays) calls the methods.
@@ -35,6 +38,8 @@ final class LogReadAhead: @unchecked Sendable {
 
     private struct Batch: Sendable {
         var events: [Logged]
+        /// The last seq the batch read, taken or skipped (0 when it read none).
+        var lastRead: UInt64
         /// Whether the batch ends the range: it reached `through` or the log's end, or failed.
         var isLast: Bool
         var failure: (any Error)?
@@ -47,6 +52,8 @@ final class LogReadAhead: @unchecked Sendable {
     static let depth = 8
     /// About the most bytes of events a chunk takes, whatever its count of events.
     static let chunkBytes = 8 << 20
+    /// The most events a batch reads, taken or skipped, in its transaction.
+    static let batchScan = 64 * batchEvents
 
     /// Where batches are read.
     private enum Source {
@@ -60,6 +67,8 @@ final class LogReadAhead: @unchecked Sendable {
     private let source: Source
     private let database: Database
     private let through: UInt64
+    /// The item keys whose events are read; the others are skipped.
+    private let keys: ItemKeyRange
     /// The batches read and not yet taken, in order.
     private let ready = Mutex<[Batch]>([])
     private let readyCount = DispatchSemaphore(value: 0)
@@ -71,6 +80,8 @@ final class LogReadAhead: @unchecked Sendable {
     /// Whether the batch that ends the range has been taken, and the error it ended with.
     private var ended = false
     private var failure: (any Error)?
+    /// The last seq of the range read so far, its event taken or skipped (0 before any).
+    private(set) var lastRead: UInt64 = 0
     /// The events the chunk took (since the last ``commit()``), and their bytes.
     private var taken: [Logged] = []
     private var takenBytes = 0
@@ -79,20 +90,22 @@ final class LogReadAhead: @unchecked Sendable {
     private var pendingStart = 0
 
     /// Starts reading the events `from...through` of `database` (the log) on a thread of its
-    /// own, each batch in a read transaction of its own.
-    init(environment: Environment, database: Database, from: UInt64, through: UInt64) {
+    /// own, each batch in a read transaction of its own; only those of the items in `keys`.
+    init(environment: Environment, database: Database, from: UInt64, through: UInt64, keys: ItemKeyRange = .all) {
         self.database = database
         self.through = through
+        self.keys = keys
         nextRead = from
         source = .thread(environment, DispatchQueue(label: "EventStore.readAhead", qos: .userInitiated))
         for _ in 0..<LogReadAhead.depth { request() }
     }
 
     /// Reads the events `from...through` of `database` from `snapshot`, on the calling thread,
-    /// as the replay needs them.
-    init(snapshot: ReadTransaction, database: Database, from: UInt64, through: UInt64) {
+    /// as the replay needs them; only those of the items in `keys`.
+    init(snapshot: ReadTransaction, database: Database, from: UInt64, through: UInt64, keys: ItemKeyRange = .all) {
         self.database = database
         self.through = through
+        self.keys = keys
         nextRead = from
         source = .snapshot(snapshot)
     }
@@ -122,12 +135,15 @@ final class LogReadAhead: @unchecked Sendable {
     /// snapshot).
     private func readBatch() -> Batch {
         guard !cancelled.load(ordering: .relaxed) else {
-            return Batch(events: [], isLast: true, failure: CancellationError())
+            return Batch(events: [], lastRead: 0, isLast: true, failure: CancellationError())
         }
-        guard nextRead <= through else { return Batch(events: [], isLast: true, failure: nil) }
+        guard nextRead <= through else { return Batch(events: [], lastRead: 0, isLast: true, failure: nil) }
         var events: [Logged] = []
         events.reserveCapacity(LogReadAhead.batchEvents)
         var bytes = 0
+        var scanned = 0
+        var lastRead: UInt64 = 0
+        var itemKey: [UInt8] = []
         var failure: (any Error)?
         var atEnd = true
         let body = { [self] (tx: ReadTransaction) throws in
@@ -135,9 +151,20 @@ final class LogReadAhead: @unchecked Sendable {
                 try tx.forEach(in: database, from: start) { key, value in
                     let seq = try Keys.seq(from: key)
                     guard seq <= through else { return false }
-                    guard events.count < LogReadAhead.batchEvents, bytes < LogReadAhead.batchBytes else {
+                    guard
+                        events.count < LogReadAhead.batchEvents, bytes < LogReadAhead.batchBytes,
+                        scanned < LogReadAhead.batchScan
+                    else {
                         atEnd = false
                         return false
+                    }
+                    scanned += 1
+                    lastRead = seq
+                    // An event whose key cannot be read is taken, for its decoding to report it.
+                    if !keys.isAll, (try? Event.itemKey(ofEncoded: value, into: &itemKey)) != nil,
+                        !keys.contains(itemKey)
+                    {
+                        return true
                     }
                     events.append(Logged(seq: seq, event: try Event(decoding: value, seq: seq), bytes: value.count))
                     bytes += value.count
@@ -153,9 +180,9 @@ final class LogReadAhead: @unchecked Sendable {
         } catch {
             failure = error
         }
-        if let last = events.last { nextRead = last.seq + 1 }
+        if lastRead > 0 { nextRead = lastRead + 1 }
         if failure != nil || atEnd { nextRead = through + 1 }
-        return Batch(events: events, isLast: failure != nil || atEnd, failure: failure)
+        return Batch(events: events, lastRead: lastRead, isLast: failure != nil || atEnd, failure: failure)
     }
 
     /// Waits until the next chunk has its first events (or the range is done), outside any
@@ -165,7 +192,8 @@ final class LogReadAhead: @unchecked Sendable {
     /// - Throws: The error that ended the range, once no event before it is left to apply.
     func beginChunk() throws -> Bool {
         precondition(taken.isEmpty, "a chunk begins after the last one committed")
-        if pendingStart == pending.count && !ended { take(waiting: true) }
+        // A batch of a pass can hold no event of its items.
+        while pendingStart == pending.count && !ended { take(waiting: true) }
         if pendingStart == pending.count, let failure { throw failure }
         return pendingStart < pending.count
     }
@@ -211,6 +239,7 @@ final class LogReadAhead: @unchecked Sendable {
             batch = ready.withLock { $0.removeFirst() }
         }
         pending.append(contentsOf: batch.events)
+        lastRead = max(lastRead, batch.lastRead)
         if batch.isLast {
             ended = true
             failure = batch.failure

@@ -4,26 +4,30 @@ extension ProjectionWriter {
     /// Documents indexed per transaction when a rebuild indexes the live items.
     static let indexBatch = 20_000
 
-    /// Indexes every item that has searchable content, in item-key order, ``indexBatch``
-    /// documents per transaction, and records each item's doc id in its ``ItemRecord``; then
-    /// stops deferring.
+    /// Indexes every item in `range` that has searchable content, in item-key order,
+    /// ``indexBatch`` documents per transaction, and records each item's doc id in its
+    /// ``ItemRecord``: the items of one pass of a replay that defers search (each pass calls it
+    /// for its range, see ``ReplayPasses``), the held records (then written once, and let go)
+    /// or those the pass wrote. Deferral goes on until ``endDeferredReplay()``.
     ///
     /// A rebuild replays the log with search indexing deferred (``defersSearch``), then calls
     /// this: each live item is tokenized once, however often it changed, and the index is written
     /// in a few large segments that later commits merge.
-    func indexLiveItems(in environment: Environment) throws {
+    func indexReplayedItems(_ range: ItemKeyRange = .all, in environment: Environment) throws {
         guard defersSearch else { return }
-        defer { endDeferredReplay() }
-        if let replayRecords { return try indexHeldItems(replayRecords, in: environment) }
-        var resumeAfter: [UInt8]?
+        if let replayRecords {
+            try indexHeldItems(replayRecords, in: environment)
+            releaseReplayRecords()
+            return
+        }
+        var start = range.lower ?? []
         while true {
             let last = try environment.write { tx -> [UInt8]? in
                 counters = ProjectionCounters()
                 var indexed: [(key: [UInt8], record: ItemRecord)] = []
                 var last: [UInt8]?
-                let start = resumeAfter.map { $0 + [0] } ?? []
                 try ItemRecord.forEach(in: databases.items, tx: tx, from: start) { key, value in
-                    guard indexed.count < ProjectionWriter.indexBatch else { return false }
+                    guard indexed.count < ProjectionWriter.indexBatch, range.contains(key) else { return false }
                     var record = try ItemRecord(decoding: value)
                     let itemKey = Array(key)
                     if try index(&record, itemKey: itemKey, tx: tx) { indexed.append((itemKey, record)) }
@@ -36,11 +40,11 @@ extension ProjectionWriter {
                 return last
             }
             guard let last else { return }
-            resumeAfter = last
+            start = last + [0]
         }
     }
 
-    /// ``indexLiveItems(in:)`` for a replay that held every item in memory: each record is
+    /// ``indexReplayedItems(_:in:)`` for a pass that held its items in memory: each record is
     /// indexed and written once, in key order, ``indexBatch`` per transaction.
     private func indexHeldItems(_ held: ReplayRecords, in environment: Environment) throws {
         let keys = held.sortedKeys

@@ -16,10 +16,13 @@ final class ProjectionWriter {
     /// Computes the search index's merge steps between commits (the store's commits); `nil`:
     /// the checkpoint computes them.
     var mergeAhead: MergeAhead?
-    /// Set during a rebuild from the log: search indexing waits for ``indexLiveItems(in:)``.
+    /// Set during a rebuild from the log: search indexing waits for
+    /// ``indexReplayedItems(_:in:)``.
     private(set) var defersSearch = false
     /// During a replay that defers search: the item records, held in memory.
     private(set) var replayRecords: ReplayRecords?
+    /// Whether the replay that defers search holds item records (each pass anew).
+    private var holdsRecords = false
     /// How events are read (upcast to their collection's current schema).
     let schemas: SchemaRegistry
     /// The most item records a deferred replay holds in memory, and the most bytes of events
@@ -59,19 +62,40 @@ final class ProjectionWriter {
     }
 
     /// Starts a replay of the log that defers the search index and the declared indexes to
-    /// ``indexItemsAfterReplay(in:)`` and ``indexLiveItems(in:)``, holding item records in
-    /// memory meanwhile (unless `holdingRecords` is `false`), as long as no more than
+    /// ``indexReplayedItems(_:in:)`` (after each pass) and ``indexItemsAfterReplay(in:)``. Each
+    /// pass, from its ``beginReplayPass()`` on, holds item records in memory (unless
+    /// `holdingRecords` is `false`), as long as no more than
     /// ``Store/Configuration/replayRecordLimit`` items and
     /// ``Store/Configuration/replayRecordBytes`` bytes of events come (see
     /// ``replayChunkCommitted(in:)``).
     func beginDeferredReplay(holdingRecords: Bool = true) {
         defersSearch = true
-        replayRecords = holdingRecords ? ReplayRecords(limit: replayRecordLimit, byteLimit: replayRecordBytes) : nil
+        holdsRecords = holdingRecords
+        replayRecords = nil
+    }
+
+    /// Starts a pass of a deferred replay (see ``ReplayPasses``): holds item records again when
+    /// the replay holds them.
+    func beginReplayPass() {
+        guard defersSearch, holdsRecords, replayRecords == nil else { return }
+        replayRecords = ReplayRecords(limit: replayRecordLimit, byteLimit: replayRecordBytes)
+    }
+
+    /// Whether a deferred replay can go in passes over the log, one range of items each
+    /// (``ReplayPasses``): no custom projection sees the events, and no upcaster moves one.
+    var replaysInPasses: Bool {
+        projections.isEmpty && schemas.keepsItemKeys
     }
 
     /// Ends a deferred replay: later events are indexed as they are applied.
     func endDeferredReplay() {
         defersSearch = false
+        holdsRecords = false
+        releaseReplayRecords()
+    }
+
+    /// Lets the held records go (on another thread) and holds none until the next pass.
+    func releaseReplayRecords() {
         replayRecords?.releaseInBackground()
         replayRecords = nil
     }
@@ -85,9 +109,9 @@ final class ProjectionWriter {
     }
 
     /// Ends a chunk of a deferred replay whose transaction committed. When more records (or
-    /// bytes of events) are held than their limit, they are written to the store and the replay
-    /// goes on without holding any: the store's items did not fit, and holding some only to read
-    /// them back later costs more than it saves.
+    /// bytes of events) are held than their limit, they are written to the store and the pass
+    /// goes on without holding any: its items did not fit, and holding some only to read them
+    /// back later costs more than it saves.
     func replayChunkCommitted(in environment: Environment) throws {
         guard let replayRecords else { return }
         replayRecords.commit()

@@ -6,17 +6,17 @@ import LMDB
 /// back for every event.
 ///
 /// An item that changed a hundred times is then decoded at most once and written once, and a
-/// rebuild whose items all fit in ``limit`` indexes them straight from memory
-/// (``ProjectionWriter/indexLiveItems(in:)``). When more items than that come, the records are
-/// written to the store in key order (``flush(in:database:)``) and the replay goes on reading
-/// and writing them there, as incremental maintenance does.
+/// pass of a rebuild (see ``ReplayPasses``) whose items all fit in ``limit`` indexes them
+/// straight from memory (``ProjectionWriter/indexReplayedItems(_:in:)``). When more items than
+/// that come, the records are written to the store in key order (``flush(in:database:)``) and
+/// the pass goes on reading and writing them there, as incremental maintenance does.
 ///
 /// A held record changes in place (``update(_:eventBytes:load:_:)``): its state is not copied
 /// for each event, as incremental maintenance copies it to compare the declared indexes and the
 /// search document before and after. So changes cannot be undone: a chunk whose transaction runs
 /// again (the map grew, or another process resized it) finds records changed by the aborted
-/// attempt (``changedSinceCommit``), and the replay starts over without holding records
-/// (``ReplayRestart``).
+/// attempt (``changedSinceCommit``), and the replay starts over (``ReplayRestart``): holding
+/// records again once, then without.
 final class ReplayRecords {
     /// The records held, by item key.
     private var entries: [ByteKey: ItemRecord] = [:]

@@ -9,9 +9,11 @@ final class ScratchProjections {
     let environment: Environment
     let databases: ProjectionDatabases
     let projector: ProjectionWriter
-    /// Whether the last build started over without holding item records: its map grew while it
-    /// held them (see ``ReplayRecords``).
+    /// Whether the last build started over: its map grew while it held item records (see
+    /// ``ReplayRecords``).
     private(set) var restarted = false
+    /// The passes over the log the last build made (see ``ReplayPasses``).
+    private(set) var passes = 0
 
     init(configuration: Store.Configuration) throws {
         directory = NSTemporaryDirectory() + "eventstore-scratch-" + UUID().uuidString
@@ -35,9 +37,10 @@ final class ScratchProjections {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Applies the store's events `1...through` that pass `include`, in log order; returns how
-    /// many passed. The events are read ahead on another thread (``LogReadAhead``), each batch
-    /// in a read transaction of its own.
+    /// Applies the store's events `1...through` that pass `include`, each item's in log order
+    /// (in passes over the log when its items do not fit in memory, see ``ReplayPasses``);
+    /// returns how many passed. The events are read ahead on another thread (``LogReadAhead``),
+    /// each batch in a read transaction of its own.
     @discardableResult
     func build(
         from store: Store, through: UInt64, include: (Event) -> Bool = { _ in true },
@@ -60,19 +63,19 @@ final class ScratchProjections {
         from store: Store, snapshot: ReadTransaction?, through: UInt64, include: (Event) -> Bool,
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws -> UInt64 {
-        do {
-            return try build(
-                from: store, snapshot: snapshot, through: through, include: include, holdingRecords: true,
-                progress: progress)
-        } catch is ReplayRestart {
-            restarted = true
-            try environment.write { tx in
-                for (_, database) in databases.all { try tx.removeAll(in: database) }
+        for attempt in 1...Store.replayAttemptsHoldingRecords + 1 {
+            do {
+                return try build(
+                    from: store, snapshot: snapshot, through: through, include: include,
+                    holdingRecords: attempt <= Store.replayAttemptsHoldingRecords, progress: progress)
+            } catch is ReplayRestart where attempt <= Store.replayAttemptsHoldingRecords {
+                restarted = true
+                try environment.write { tx in
+                    for (_, database) in databases.all { try tx.removeAll(in: database) }
+                }
             }
-            return try build(
-                from: store, snapshot: snapshot, through: through, include: include, holdingRecords: false,
-                progress: progress)
         }
+        preconditionFailure("the last attempt holds no records, so it does not start over")
     }
 
     private func build(
@@ -80,24 +83,15 @@ final class ScratchProjections {
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws -> UInt64 {
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
-        let events =
-            if let snapshot {
-                LogReadAhead(snapshot: snapshot, database: store.schema.events, from: 1, through: through)
-            } else {
-                LogReadAhead(environment: store.environment, database: store.schema.events, from: 1, through: through)
-            }
-        defer { events.cancel() }
-        let (last, included) = try store.replayChunks(
-            events, into: projector, in: environment, after: 0, include: include
-        ) { last in
-            progress?(Store.Progress(processed: last, total: through))
+        let replayed = try store.replayInPasses(
+            through: through, snapshot: snapshot, into: projector, in: environment, holdingRecords: holdingRecords,
+            include: include
+        ) { processed in
+            progress?(Store.Progress(processed: processed, total: through))
         }
-        if last == 0 {
-            // The checkpoint is written even for an empty log, as a live store writes it.
-            try environment.write { tx in try projector.checkpoint(through: 0, tx: tx) }
-        }
+        passes = replayed.passes
         try projector.indexItemsAfterReplay(in: environment)
-        try projector.indexLiveItems(in: environment)
-        return included
+        projector.endDeferredReplay()
+        return replayed.applied
     }
 }

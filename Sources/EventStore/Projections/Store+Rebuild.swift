@@ -18,7 +18,8 @@ extension Store {
     /// inactive projection generation; readers keep seeing the old projections until one final
     /// commit switches to the new ones. Writes wait until the rebuild ends.
     ///
-    /// - Parameter progress: Called after each chunk.
+    /// - Parameter progress: Called as the replay goes on (after each chunk of each pass over
+    ///   the log, see <doc:Projections>), with the events processed so far.
     public func rebuildProjections(progress: (@Sendable (Progress) -> Void)? = nil) async throws {
         try await exclusive { store in try store.performRebuild(progress: progress) }
     }
@@ -45,15 +46,24 @@ extension Store {
     /// one for each batch of events another process appended meanwhile.
     private static let rebuildReadRounds = 4
 
+    /// How often a replay that holds item records starts over holding them when a write of it
+    /// runs again (``ReplayRestart``; the map has grown meanwhile, so a second attempt rarely
+    /// meets it again) before it starts over without holding any.
+    static let replayAttemptsHoldingRecords = 2
+
     /// Runs on the writer thread.
     func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
-        do {
-            try performRebuild(holdingRecords: true, progress: progress)
-        } catch is ReplayRestart {
-            logger.notice(
-                "a rebuild's write ran again (the map grew or was resized): rebuilding without holding items in memory")
-            try performRebuild(holdingRecords: false, progress: progress)
+        for attempt in 1...Store.replayAttemptsHoldingRecords {
+            do {
+                return try performRebuild(holdingRecords: true, progress: progress)
+            } catch is ReplayRestart {
+                let holding = attempt < Store.replayAttemptsHoldingRecords
+                logger.notice(
+                    "a rebuild's write ran again (the map grew or was resized): rebuilding \(holding ? "again" : "without holding items in memory")"
+                )
+            }
         }
+        try performRebuild(holdingRecords: false, progress: progress)
     }
 
     private func performRebuild(holdingRecords: Bool, progress: (@Sendable (Progress) -> Void)?) throws {
@@ -75,14 +85,22 @@ extension Store {
         try environment.setDurability(.bulk)
         defer { try? environment.setDurability(previous) }
 
-        // Items first; each item that exists at the end is then indexed once. The log is read
-        // and decoded on another thread while this one applies it. Events another process
-        // appends meanwhile are read by another round (a few at most); the rest are applied at
-        // the switch below.
+        // Items first, in passes over the log when they do not all fit in memory; each item
+        // that exists at the end of its pass is then indexed once. The log is read and decoded
+        // on another thread while this one applies it.
         projector.beginDeferredReplay(holdingRecords: holdingRecords)
-        var applied: UInt64 = 0
+        let through = try head()
+        var applied = try replayInPasses(
+            through: through, snapshot: nil, into: projector, in: environment, holdingRecords: holdingRecords
+        ) { processed in
+            progress?(Progress(processed: processed, total: through))
+        }.last
+        try projector.indexItemsAfterReplay(in: environment)
+        projector.endDeferredReplay()
+        // Events another process appended meanwhile are read by another round (a few at most),
+        // applied and indexed as a commit applies them; the rest are applied at the switch below.
         var total = try head()
-        var rounds = 0
+        var rounds = 1
         while total > applied && rounds < Store.rebuildReadRounds {
             let events = LogReadAhead(
                 environment: environment, database: schema.events, from: applied + 1, through: total)
@@ -94,8 +112,6 @@ extension Store {
             total = try head()
             rounds += 1
         }
-        try projector.indexItemsAfterReplay(in: environment)
-        try projector.indexLiveItems(in: environment)
         try environment.setDurability(previous)
         try environment.write { tx in
             // Events another process appended meanwhile (indexed as they are applied), then the switch.
@@ -111,6 +127,67 @@ extension Store {
             metadata: [
                 "events": "\(applied)", "seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))",
             ])
+    }
+
+    /// Replays the log's events `1...through` that pass `include` into `projector`, which
+    /// defers search (``ProjectionWriter/beginDeferredReplay(holdingRecords:)``): in the passes
+    /// ``ReplayPasses`` plans from the active generation when the projector holds item records
+    /// and can replay in passes, else in one, each pass followed by the indexing of its items
+    /// (``ProjectionWriter/indexReplayedItems(_:in:)``); then checkpoints through the last seq
+    /// read. Reads every event from `snapshot`, on this thread, when given. Calls `progress`
+    /// with the events processed (a pass over the whole log counts as its share of them).
+    ///
+    /// - Returns: The last seq read (0 for an empty log), how many events passed `include`, and
+    ///   the number of passes.
+    func replayInPasses(
+        through: UInt64, snapshot: ReadTransaction?, into projector: ProjectionWriter, in environment: Environment,
+        holdingRecords: Bool, include: (Event) -> Bool = { _ in true }, progress: (UInt64) -> Void
+    ) throws -> (last: UInt64, applied: UInt64, passes: Int) {
+        var passes = ReplayPasses.single
+        if holdingRecords && projector.replaysInPasses {
+            let plan = { (tx: ReadTransaction) in
+                try ReplayPasses.plan(
+                    items: self.schema.generations[try StoreReader.activeGeneration(tx, self.schema)].items,
+                    events: self.schema.events, tx: tx, limit: projector.replayRecordLimit,
+                    byteLimit: projector.replayRecordBytes)
+            }
+            passes = try snapshot.map(plan) ?? self.environment.read(plan)
+            if passes.ranges.count > 1 {
+                logger.info(
+                    "the items do not fit in memory: replaying the log in passes, one range of items each",
+                    metadata: ["passes": "\(passes.ranges.count)"])
+            }
+        }
+        var last: UInt64 = 0
+        var applied: UInt64 = 0
+        var reported: UInt64?
+        func report(_ processed: UInt64) {
+            guard processed != reported else { return }
+            reported = processed
+            progress(processed)
+        }
+        let count = UInt64(passes.ranges.count)
+        for (pass, range) in passes.ranges.enumerated() {
+            projector.beginReplayPass()
+            let events =
+                if let snapshot {
+                    LogReadAhead(snapshot: snapshot, database: schema.events, from: 1, through: through, keys: range)
+                } else {
+                    LogReadAhead(
+                        environment: self.environment, database: schema.events, from: 1, through: through, keys: range)
+                }
+            defer { events.cancel() }
+            let done = UInt64(pass) * through
+            let replayed = try replayChunks(events, into: projector, in: environment, after: 0, include: include) {
+                report((done + $0) / count)
+            }
+            last = max(last, replayed.last)
+            applied += replayed.applied
+            try projector.indexReplayedItems(range, in: environment)
+        }
+        try environment.write { tx in try projector.checkpoint(through: last, tx: tx) }
+        if last > 0 { report(last) }
+        return (last, applied, passes.ranges.count)
     }
 
     /// Applies the events `events` reads, those that pass `include`, to `projector`: a chunk at
@@ -150,7 +227,8 @@ extension Store {
             applied += chunk.applied
             chunkDone(last)
         }
-        return (last, applied)
+        // The events after the last chunk's, up to the range's end, were read and skipped.
+        return (max(last, events.lastRead), applied)
     }
 
     /// Applies the log's events from `from` on, read in `tx`, into `projector`; returns the last

@@ -29,6 +29,19 @@ struct SchemaRegistry: Sendable {
     /// The collections whose upcasters in code this open lacks.
     var collectionsMissingUpcasters: [String] { needsCode.keys.sorted(by: utf8Less) }
 
+    /// Whether every event's item is the one its log record names: no upcaster moves an event
+    /// to another collection (``UpcastStep/moveToCollection(_:)``) or is code, which may move it
+    /// anywhere. A replay may then pick events by the item key in their stored bytes, without
+    /// decoding them (``ReplayPasses``).
+    var keepsItemKeys: Bool {
+        schemas.values.allSatisfy { schema in
+            schema.upcasters.values.allSatisfy { upcaster in
+                !upcaster.isCustom
+                    && !upcaster.steps.contains { if case .moveToCollection = $0 { true } else { false } }
+            }
+        }
+    }
+
     /// The version an append to `collection` is stamped with.
     func version(of collection: String) -> UInt16 {
         schemas[collection]?.version ?? 0

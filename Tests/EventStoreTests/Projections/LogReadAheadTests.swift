@@ -7,7 +7,9 @@ import Testing
 /// The log read for a replay: every event of the range once, in order, a chunk at a time across
 /// batches; a chunk applied again gets the same events first; chunks bounded by count and bytes;
 /// a bad event ends the range with its error after the events before it; a cancel ends it with an
-/// error, never as if the log had ended. Each on a reading thread and from one snapshot.
+/// error, never as if the log had ended. A pass of a replay reads only the events of its items,
+/// and knows where the range ended when its last events were skipped. Each on a reading thread
+/// and from one snapshot.
 struct LogReadAheadTests {
     enum Mode: CaseIterable {
         case thread, snapshot
@@ -26,12 +28,13 @@ struct LogReadAheadTests {
 
     /// Runs `body` with a reader of `from...through` of `store`'s log, in `mode`.
     static func reading<T>(
-        _ store: Store, _ mode: Mode, from: UInt64, through: UInt64, _ body: (LogReadAhead) throws -> T
+        _ store: Store, _ mode: Mode, from: UInt64, through: UInt64, keys: ItemKeyRange = .all,
+        _ body: (LogReadAhead) throws -> T
     ) throws -> T {
         switch mode {
         case .thread:
             let events = LogReadAhead(
-                environment: store.environment, database: store.schema.events, from: from, through: through)
+                environment: store.environment, database: store.schema.events, from: from, through: through, keys: keys)
             defer { events.cancel() }
             return try body(events)
         case .snapshot:
@@ -39,7 +42,7 @@ struct LogReadAheadTests {
                 try body(
                     LogReadAhead(
                         snapshot: reader.tx, database: store.schema.events, from: from,
-                        through: through))
+                        through: through, keys: keys))
             }
         }
     }
@@ -123,6 +126,36 @@ struct LogReadAheadTests {
                 #expect(Self.drain(events) == Array(1..<bad))
                 #expect(throws: EventStoreError.self) { try events.beginChunk() }
             }
+        }
+    }
+
+    @Test(arguments: Mode.allCases)
+    func aPassReadsOnlyTheEventsOfItsItems(mode: Mode) async throws {
+        try await withTemporaryStore { store async throws in
+            try await Self.filled(store, count: 3_000)
+            // Item keys sort as bytes: i2, i20…i29, i200…i299, i2000…i2999, then i3.
+            let keys = ItemKeyRange(lower: Keys.item("notes", "i2"), upper: Keys.item("notes", "i3"))
+            let (seen, lastRead) = try Self.reading(store, mode, from: 1, through: 3_000, keys: keys) {
+                (Self.drain($0), $0.lastRead)
+            }
+            let expected = (1...UInt64(3_000)).filter { "i\($0)".hasPrefix("i2") }
+            #expect(seen == expected && seen.last == 2_999)
+            #expect(lastRead == 3_000, "the event of i3000 was read and skipped")
+        }
+    }
+
+    @Test(arguments: Mode.allCases)
+    func aPassWithoutEventsEndsAfterReadingTheWholeRange(mode: Mode) async throws {
+        try await withTemporaryStore { store async throws in
+            // More events than one batch reads in its transaction, none of them in the range.
+            let count = LogReadAhead.batchScan + 100
+            try await Self.filled(store, count: count)
+            let keys = ItemKeyRange(lower: Keys.item("notes", "z"), upper: nil)
+            let (more, lastRead) = try Self.reading(store, mode, from: 1, through: UInt64(count), keys: keys) {
+                (try $0.beginChunk(), $0.lastRead)
+            }
+            #expect(!more)
+            #expect(lastRead == UInt64(count))
         }
     }
 

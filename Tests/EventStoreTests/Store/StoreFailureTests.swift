@@ -200,9 +200,9 @@
         /// A rebuild indexes search once per item at the end (DeferredIndex); a replay transaction
         /// retried halfway (the map filled) must not allocate doc ids twice, nor apply an event
         /// twice, nor skip a chunk whose checkpoint failed. Holding every record, the retry
-        /// restarts the rebuild without holding any; with 7 held, the records are in the store
-        /// after the first chunk of 10 events, and the retried chunk applies its events again to
-        /// them (or the retried write is the one that flushes the held records).
+        /// restarts the rebuild, which holds them again; with 7 held, the rebuild goes in passes
+        /// of 6 items or so, and a retried chunk of a pass whose records were written (or the
+        /// retried write that writes them) applies its events again to them.
         @Test(arguments: [1, 2, 3, 5, 8, 150, 399], [100_000, 7])
         func aRebuildRetriedAfterAFullMapGivesTheSameProjections(failAfterPuts: Int, heldRecords: Int) async throws {
             var configuration = Self.configuration
@@ -228,21 +228,6 @@
             }
         }
 
-        /// What a scratch build holds: each item record as verify compares it (the doc id aside),
-        /// and the search index's contents.
-        static func contents(_ scratch: ScratchProjections) throws -> [[UInt8]] {
-            try scratch.environment.read { tx in
-                var contents: [[UInt8]] = []
-                try tx.forEach(in: scratch.databases.items) { key, value in
-                    contents.append(Array(key))
-                    contents.append(Array(ItemRecord.comparableBytes(key: key, value: value)))
-                    return true
-                }
-                return contents
-                    + (try SearchIndexAudit.contents(tx: tx, databases: scratch.databases).map { Array($0.utf8) })
-            }
-        }
-
         /// A verify's or a replay's scratch build whose chunk runs again (the map filled) while it
         /// holds item records starts over without holding them and builds the same, and a replay
         /// counts each event it applied once. The failures land on the replay's puts (the four
@@ -263,7 +248,7 @@
                 retried.environment._forceFailure(.put, error: .mapFull, after: failAfterPuts)
                 #expect(try retried.build(from: store, through: head, progress: nil) == head)
                 #expect(retried.restarted)
-                #expect(try Self.contents(retried) == Self.contents(clean))
+                #expect(try F.scratchContents(retried) == F.scratchContents(clean))
             }
         }
 

@@ -153,6 +153,21 @@ enum ProjectionFixtures {
         }
     }
 
+    /// What a scratch build holds: each item record as verify compares it (the doc id aside),
+    /// and the search index's contents.
+    static func scratchContents(_ scratch: ScratchProjections) throws -> [[UInt8]] {
+        try scratch.environment.read { tx in
+            var contents: [[UInt8]] = []
+            try tx.forEach(in: scratch.databases.items) { key, value in
+                contents.append(Array(key))
+                contents.append(Array(ItemRecord.comparableBytes(key: key, value: value)))
+                return true
+            }
+            return contents
+                + (try SearchIndexAudit.contents(tx: tx, databases: scratch.databases).map { Array($0.utf8) })
+        }
+    }
+
     /// Every projection database's entries, except the search index's and the declared indexes',
     /// which are given by their meaning under `search (contents)` and `indexes (contents)`:
     /// segments, runs and doc ids depend on how commits were grouped.

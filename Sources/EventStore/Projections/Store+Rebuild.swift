@@ -53,6 +53,18 @@ extension Store {
 
     /// Runs on the writer thread.
     func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
+        // A rebuild that starts over reports only what goes past what it reported before.
+        let furthest = Mutex<UInt64?>(nil)
+        let progress = progress.map { progress in
+            { @Sendable (update: Progress) in
+                let ahead = furthest.withLock { furthest in
+                    guard furthest.map({ update.processed > $0 }) ?? true else { return false }
+                    furthest = update.processed
+                    return true
+                }
+                if ahead { progress(update) }
+            }
+        }
         for attempt in 1...Store.replayAttemptsHoldingRecords {
             do {
                 return try performRebuild(holdingRecords: true, progress: progress)

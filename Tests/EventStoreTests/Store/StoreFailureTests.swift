@@ -1,6 +1,7 @@
 #if ENABLE_MOCKING
     import Foundation
     import LMDB
+    import Synchronization
     import Testing
 
     @testable import EventStore
@@ -218,7 +219,12 @@
                     (0..<20).map { .patch("notes", id: "n\($0)", fields: ["content": "edited \($0)"]) })
                 let bytes = try F.projectionBytes(store)
                 store.environment._forceFailure(.put, error: .mapFull, after: failAfterPuts)
-                try await store.rebuildProjections()
+                let progress = Mutex<[UInt64]>([])
+                try await store.rebuildProjections { update in progress.withLock { $0.append(update.processed) } }
+                // A rebuild that started over does not report going back.
+                let processed = progress.withLock { $0 }
+                #expect(processed == processed.sorted() && Set(processed).count == processed.count)
+                #expect(processed.last == (try store.head()))
                 #expect(try F.projectionBytes(store) == bytes)
                 #expect(try store.verify().isConsistent)
                 #expect(

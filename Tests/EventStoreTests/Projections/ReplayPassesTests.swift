@@ -6,7 +6,8 @@ import Testing
 
 /// The passes of a replay whose items do not fit in memory: key ranges in order that together
 /// hold every item once, each within the records a pass may hold; one pass when the items fit;
-/// none when an upcaster can move events between items.
+/// one when custom projections see the events or an upcaster can move events between items; a
+/// replay to an earlier point builds in passes what it builds in one.
 struct ReplayPassesTests {
     /// The plan for `store`'s active generation and log.
     static func plan(_ store: Store, limit: Int, byteLimit: Int = 64 << 20) throws -> ReplayPasses {
@@ -141,7 +142,7 @@ extension ReplayPassesTests {
         return scratch
     }
 
-    @Test func customProjectionsAndMovingUpcastersReplayInOnePass() async throws {
+    @Test func customProjectionsReplayInOnePass() async throws {
         var configuration = ProjectionFixtures.configuration()
         configuration.replayRecordLimit = 8
         configuration.projections = [CustomProjectionTests.NotesPerTag()]
@@ -155,6 +156,42 @@ extension ReplayPassesTests {
             let plain = try ScratchProjections(configuration: configuration)
             try plain.build(from: store, through: try store.head(), progress: nil)
             #expect(plain.passes > 1)
+        }
+    }
+}
+
+extension ReplayPassesTests {
+    /// A replay to an earlier point (``Store/replay(to:progress:)``: the events up to a seq, or
+    /// those stamped up to a time, whatever their seq) builds in passes what it builds in one.
+    @Test(arguments: [false, true])
+    func aReplayToAPointBuildsInPassesWhatItBuildsInOne(byTime: Bool) async throws {
+        let clock = ManualClock()
+        var configuration = ProjectionFixtures.configuration(clock: clock)
+        configuration.rebuildChunkEvents = 25
+        try await withTemporaryStore(configuration: configuration) { store async throws in
+            for round in 0..<8 {
+                clock.advance(by: 1_000)
+                try await store.append(
+                    (0..<40).map {
+                        .put(
+                            "notes", id: "n\(($0 * 7 + round) % 60)", fields: ["title": .string("round \(round) \($0)")]
+                        )
+                    })
+            }
+            let middle = try store.read { try $0.event(at: 170)?.hlc } ?? .zero
+            let point: ReplayPoint = byTime ? .hlc(middle) : .seq(170)
+            let through = byTime ? try store.head() : 170
+            var small = configuration
+            small.replayRecordLimit = 8
+            let inPasses = try ScratchProjections(configuration: small)
+            let applied = try inPasses.build(from: store, through: through, include: point.includes, progress: nil)
+            #expect(inPasses.passes > 1)
+            let inOne = try ScratchProjections(configuration: configuration)
+            #expect(try inOne.build(from: store, through: through, include: point.includes, progress: nil) == applied)
+            #expect(inOne.passes == 1)
+            #expect(try ProjectionFixtures.scratchContents(inPasses) == ProjectionFixtures.scratchContents(inOne))
+            let head = try store.head()
+            #expect(applied > 0 && applied < head)
         }
     }
 }

@@ -299,11 +299,21 @@ enum ModelDecoder {
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
             try ModelDecoder.float(try value(key), at: path(key))
         }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+        // The common integers first, without the generic path (whose metadata is looked up at
+        // run time: the container is generic over the model's keys).
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            let value = try value(key)
+            if case .int(let number) = value, let integer = Int(exactly: number) { return integer }
+            return try ModelDecoder.integer(Int.self, value, at: path(key))
+        }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+            let value = try value(key)
+            if case .int(let number) = value { return number }
+            return try ModelDecoder.integer(Int64.self, value, at: path(key))
+        }
         func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
         func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
         func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }

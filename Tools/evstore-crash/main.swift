@@ -3,7 +3,9 @@
 //
 //   evstore-crash append STORE SEED       appends small durable batches forever; prints
 //                                          `ack <seq> <originSeq> <random>` per event once its commit returned
-//   evstore-crash rebuild STORE           rebuilds the projections forever; prints `rebuilt <n>`
+//   evstore-crash rebuild STORE [HELD]    rebuilds the projections forever; prints `rebuilt <n>`
+//                                          (HELD: the item records a rebuild holds in memory, so
+//                                          that a small number makes it replay in passes)
 //   evstore-crash pull STORE URL TOKEN [STORENAME]
 //                                          pulls from a sync server page by page; prints
 //                                          `pulled <localHead>` after each sync and `done` at the end
@@ -48,12 +50,13 @@ var orphaned: Bool { getppid() != parent }
 /// store holds `notes`), so that a kill can land in their runs and merges too.
 let titleIndexes = [IndexDefinition("crash", fields: ["title"]), IndexDefinition("notes", fields: ["title"])]
 
-/// Opens the store at `path` (declaring ``titleIndexes``) and says `ready <replica> <head>`, or
-/// fails.
-func openStore(_ path: String) -> Store {
+/// Opens the store at `path` (declaring ``titleIndexes``; holding at most `heldRecords` item
+/// records in a rebuild) and says `ready <replica> <head>`, or fails.
+func openStore(_ path: String, heldRecords: Int? = nil) -> Store {
     do {
         var configuration = Store.Configuration()
         configuration.indexes = titleIndexes
+        if let heldRecords { configuration.replayRecordLimit = heldRecords }
         let store = try Store.open(at: path, configuration: configuration)
         say("ready \(store.replicaID) \(try store.head())")
         return store
@@ -64,7 +67,7 @@ func openStore(_ path: String) -> Store {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: evstore-crash append STORE SEED | rebuild STORE | pull STORE URL TOKEN [STORENAME]")
+    fail("usage: evstore-crash append STORE SEED | rebuild STORE [HELD] | pull STORE URL TOKEN [STORENAME]")
 }
 
 switch arguments[1] {
@@ -87,7 +90,11 @@ case "append":
     exit(0)
 
 case "rebuild":
-    let store = openStore(arguments[2])
+    let held = arguments.count > 3 ? Int(arguments[3]) : nil
+    guard arguments.count == 3 || held.map({ $0 > 0 }) == true else {
+        fail("usage: evstore-crash rebuild STORE [HELD]")
+    }
+    let store = openStore(arguments[2], heldRecords: held)
     var round = 0
     while !orphaned {
         do {

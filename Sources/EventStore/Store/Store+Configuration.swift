@@ -81,9 +81,9 @@ extension Store {
         /// How this open interprets events: ``schemas`` with the store's record (set by the open).
         var schemaRegistry = SchemaRegistry.none
         /// The most item records a rebuild or a verify holds in memory (about 1 KiB each for notes
-        /// of a few hundred bytes); with more items, it reads and writes them in the store. Tests
-        /// lower it.
-        var replayRecordLimit = 65_536
+        /// of a few hundred bytes); with more items, it replays the log in passes, one range of
+        /// items each (see <doc:Projections>). Tests and the crash tool lower it.
+        package var replayRecordLimit = 65_536
         /// The most bytes of events (as the log holds them) a rebuild or a verify applies to the
         /// records it holds in memory; past it, as past ``replayRecordLimit``, it reads and writes
         /// them in the store. Items of 100 KB would otherwise fill memory long before 65,536 of

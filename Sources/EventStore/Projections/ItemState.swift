@@ -118,33 +118,45 @@ struct ItemState: Sendable, Hashable {
             let floorWrite = Field(value: .null, stamp: stamp, sequence: event.id.sequence, base: event.base)
             floor = Floor(
                 stamp: stamp, sequence: event.id.sequence, base: event.base, isDelete: event.operation == .delete)
-            // Clear every field written below the new floor.
-            for (name, field) in fields where field.stamp < stamp {
-                fields[name] = nil
-                if !event.fields.keys.contains(name) {
+            // Clear every field written below the new floor: most often all of them, which
+            // empties the table without hashing a name.
+            var kept = 0
+            for (name, field) in fields {
+                guard field.stamp < stamp else {
+                    kept += 1
+                    continue
+                }
+                if reporting != .none, !event.fields.keys.contains(name) {
                     report(name, .cleared, loser: field, winner: floorWrite, winnerClears: true)
                 }
+            }
+            if kept == 0 {
+                fields.removeAll(keepingCapacity: true)
+            } else if kept < fields.count {
+                fields = fields.filter { $0.value.stamp >= stamp }
             }
         }
 
         if !event.updates.isEmpty { outcomes += applyMerged(event, collectOutcomes: reporting != .none) }
         for (name, value) in event.fields {
             let write = Field(value: value, stamp: stamp, sequence: event.id.sequence, base: event.base)
-            if let existing = fields[name] {
+            // Written first, so that the usual case (the write wins) hashes the name once; a
+            // write that loses is taken back.
+            if let existing = fields.updateValue(write, forKey: name) {
                 if existing.stamp > stamp {
+                    fields.updateValue(existing, forKey: name)
                     report(name, .lost, loser: write, winner: existing)
                     continue
                 }
                 report(name, .won, loser: existing, winner: write)
             } else if let floor, stamp < floor.stamp {
                 // Written below the floor: a later put or delete already cleared it.
+                fields.removeValue(forKey: name)
                 let cleared = Field(value: .null, stamp: floor.stamp, sequence: floor.sequence, base: floor.base)
                 report(name, .lost, loser: write, winner: cleared, winnerClears: true)
-                continue
             } else {
                 report(name, .won, loser: nil, winner: write)
             }
-            fields[name] = write
         }
         return outcomes
     }

@@ -103,14 +103,22 @@ struct ItemState: Sendable, Hashable {
         /// `reporting` asks for such an outcome. The writes were concurrent when the loser is
         /// newer than what the winner's writer had seen (its base).
         func report(_ name: String, _ kind: Outcome.Kind, loser: Field?, winner: Field, winnerClears: Bool = false) {
-            guard reporting != .none else { return }
+            guard reports(loser: loser, winner: winner) else { return }
             let concurrent =
                 loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
-            guard reporting == .all || concurrent else { return }
             outcomes.append(
                 Outcome(
                     field: name, kind: kind, loser: loser, winner: winner, winnerClears: winnerClears,
                     concurrent: concurrent))
+        }
+        /// Whether `reporting` asks for the outcome of `winner` beating `loser`.
+        func reports(loser: Field?, winner: Field) -> Bool {
+            switch reporting {
+            case .none: false
+            case .all: true
+            case .conflicts:
+                loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
+            }
         }
         if version.map({ stamp > $0 }) ?? true { version = stamp }
 
@@ -126,7 +134,7 @@ struct ItemState: Sendable, Hashable {
                     kept += 1
                     continue
                 }
-                if reporting != .none, !event.fields.keys.contains(name) {
+                if reports(loser: field, winner: floorWrite), !event.fields.keys.contains(name) {
                     report(name, .cleared, loser: field, winner: floorWrite, winnerClears: true)
                 }
             }

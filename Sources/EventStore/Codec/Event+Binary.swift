@@ -50,22 +50,7 @@ extension Event {
     ///   ``EventStoreError/Code/unsupportedFormat`` for a newer format version.
     init(decoding buffer: UnsafeRawBufferPointer, seq: UInt64) throws {
         var reader = ByteReader(buffer)
-        let format = try reader.readByte()
-        guard format == Event.formatVersion || format == Event.updatesFormatVersion else {
-            if format > Event.updatesFormatVersion {
-                throw EventStoreError(.unsupportedFormat, "event at seq \(seq) uses format \(format)")
-            }
-            throw ByteReader.corrupt("event format byte")
-        }
-        guard let operation = EventOperation(rawValue: try reader.readByte()) else {
-            throw ByteReader.corrupt("event operation")
-        }
-        let schema = try reader.readVarint()
-        guard schema <= UInt64(UInt16.max) else { throw ByteReader.corrupt("event schema") }
-        let origin = try reader.readReplicaID()
-        let sequence = try reader.readVarint()
-        let hlc = HLCTimestamp(rawValue: try reader.readUInt64())
-        let base = HLCTimestamp(rawValue: try reader.readUInt64())
+        let (format, operation, schema, origin, sequence, hlc, base) = try Event.readHeader(&reader, seq: seq)
         let collection = try reader.readString()
         let item = try reader.readString()
         let fields = try reader.readFields()
@@ -83,25 +68,41 @@ extension Event {
         }
         self.init(
             seq: seq, id: EventID(origin: origin, sequence: sequence), hlc: hlc, base: base, collection: collection,
-            item: item, operation: operation, fields: fields, schema: UInt16(schema), updates: updates)
+            item: item, operation: operation, fields: fields, schema: schema, updates: updates)
+    }
+
+    /// Reads the encoding's fields before the collection: format, operation, schema, origin,
+    /// origin sequence, hlc and base.
+    private static func readHeader(_ reader: inout ByteReader, seq: UInt64) throws -> (
+        format: UInt8, operation: EventOperation, schema: UInt16, origin: ReplicaID, sequence: UInt64,
+        hlc: HLCTimestamp, base: HLCTimestamp
+    ) {
+        let format = try reader.readByte()
+        guard format == Event.formatVersion || format == Event.updatesFormatVersion else {
+            if format > Event.updatesFormatVersion {
+                throw EventStoreError(.unsupportedFormat, "event at seq \(seq) uses format \(format)")
+            }
+            throw ByteReader.corrupt("event format byte")
+        }
+        guard let operation = EventOperation(rawValue: try reader.readByte()) else {
+            throw ByteReader.corrupt("event operation")
+        }
+        let schema = try reader.readVarint()
+        guard schema <= UInt64(UInt16.max) else { throw ByteReader.corrupt("event schema") }
+        return (
+            format, operation, UInt16(schema), try reader.readReplicaID(), try reader.readVarint(),
+            HLCTimestamp(rawValue: try reader.readUInt64()), HLCTimestamp(rawValue: try reader.readUInt64())
+        )
     }
 
     /// Reads the key of the event's item (``Keys/item(_:_:)``: collection, NUL, item) from its
     /// binary encoding into `key`, without decoding the rest of the event.
     ///
-    /// - Throws: ``EventStoreError/Code/corrupt`` for bytes too short to hold the key or of a
-    ///   format this library does not read.
+    /// - Throws: As ``init(decoding:seq:)`` for a malformed header, or bytes too short to hold
+    ///   the key.
     static func itemKey(ofEncoded buffer: UnsafeRawBufferPointer, into key: inout [UInt8]) throws {
         var reader = ByteReader(buffer)
-        let format = try reader.readByte()
-        guard format == Event.formatVersion || format == Event.updatesFormatVersion else {
-            throw ByteReader.corrupt("event format byte")
-        }
-        _ = try reader.readByte()  // operation
-        _ = try reader.readVarint()  // schema
-        _ = try reader.readBytes(16)  // origin
-        _ = try reader.readVarint()  // origin sequence
-        _ = try reader.readBytes(16)  // hlc, base
+        _ = try readHeader(&reader, seq: 0)
         let collection = try reader.readBytes(try reader.readCount())
         let item = try reader.readBytes(try reader.readCount())
         key.removeAll(keepingCapacity: true)

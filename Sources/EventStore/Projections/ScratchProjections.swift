@@ -63,19 +63,16 @@ final class ScratchProjections {
         from store: Store, snapshot: ReadTransaction?, through: UInt64, include: (Event) -> Bool,
         progress: (@Sendable (Store.Progress) -> Void)?
     ) throws -> UInt64 {
-        for attempt in 1...Store.replayAttemptsHoldingRecords + 1 {
-            do {
-                return try build(
-                    from: store, snapshot: snapshot, through: through, include: include,
-                    holdingRecords: attempt <= Store.replayAttemptsHoldingRecords, progress: progress)
-            } catch is ReplayRestart where attempt <= Store.replayAttemptsHoldingRecords {
-                restarted = true
-                try environment.write { tx in
-                    for (_, database) in databases.all { try tx.removeAll(in: database) }
-                }
+        try Store.attemptingReplay(progress: progress) { _ in
+            restarted = true
+            try environment.write { tx in
+                for (_, database) in databases.all { try tx.removeAll(in: database) }
             }
+        } _: { holdingRecords, progress in
+            try build(
+                from: store, snapshot: snapshot, through: through, include: include, holdingRecords: holdingRecords,
+                progress: progress)
         }
-        preconditionFailure("the last attempt holds no records, so it does not start over")
     }
 
     private func build(

@@ -51,9 +51,15 @@ extension Store {
     /// meets it again) before it starts over without holding any.
     static let replayAttemptsHoldingRecords = 2
 
-    /// Runs on the writer thread.
-    func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
-        // A rebuild that starts over reports only what goes past what it reported before.
+    /// Runs `replay`, a replay that holds item records (`holdingRecords` true), again when a
+    /// write of it runs again (``ReplayRestart``), ``replayAttemptsHoldingRecords`` times in
+    /// all, then once holding none; calls `startingOver` before each new attempt with whether it
+    /// holds records. `replay` gets `progress` passed on only past what it reported before, so
+    /// that an attempt that starts over does not report going back, nor one update twice.
+    static func attemptingReplay<T>(
+        progress: (@Sendable (Progress) -> Void)?, startingOver: (_ holdingRecords: Bool) throws -> Void,
+        _ replay: (_ holdingRecords: Bool, _ progress: (@Sendable (Progress) -> Void)?) throws -> T
+    ) throws -> T {
         let furthest = Mutex<UInt64?>(nil)
         let progress = progress.map { progress in
             { @Sendable (update: Progress) in
@@ -65,17 +71,25 @@ extension Store {
                 if ahead { progress(update) }
             }
         }
-        for attempt in 1...Store.replayAttemptsHoldingRecords {
+        for attempt in 1...replayAttemptsHoldingRecords {
             do {
-                return try performRebuild(holdingRecords: true, progress: progress)
+                return try replay(true, progress)
             } catch is ReplayRestart {
-                let holding = attempt < Store.replayAttemptsHoldingRecords
-                logger.notice(
-                    "a rebuild's write ran again (the map grew or was resized): rebuilding \(holding ? "again" : "without holding items in memory")"
-                )
+                try startingOver(attempt < replayAttemptsHoldingRecords)
             }
         }
-        try performRebuild(holdingRecords: false, progress: progress)
+        return try replay(false, progress)
+    }
+
+    /// Runs on the writer thread.
+    func performRebuild(progress: (@Sendable (Progress) -> Void)?) throws {
+        try Store.attemptingReplay(progress: progress) { holding in
+            logger.notice(
+                "a rebuild's write ran again (the map grew or was resized): rebuilding \(holding ? "again" : "without holding items in memory")"
+            )
+        } _: { holdingRecords, progress in
+            try performRebuild(holdingRecords: holdingRecords, progress: progress)
+        }
     }
 
     private func performRebuild(holdingRecords: Bool, progress: (@Sendable (Progress) -> Void)?) throws {
@@ -147,7 +161,8 @@ extension Store {
     /// and can replay in passes, else in one, each pass followed by the indexing of its items
     /// (``ProjectionWriter/indexReplayedItems(_:in:)``); then checkpoints through the last seq
     /// read. Reads every event from `snapshot`, on this thread, when given. Calls `progress`
-    /// with the events processed (a pass over the whole log counts as its share of them).
+    /// with the events processed (a pass over the whole log counts as its share of them; the
+    /// caller drops repeats, see ``attemptingReplay(progress:startingOver:_:)``).
     ///
     /// - Returns: The last seq read (0 for an empty log), how many events passed `include`, and
     ///   the number of passes.
@@ -172,12 +187,6 @@ extension Store {
         }
         var last: UInt64 = 0
         var applied: UInt64 = 0
-        var reported: UInt64?
-        func report(_ processed: UInt64) {
-            guard processed != reported else { return }
-            reported = processed
-            progress(processed)
-        }
         let count = UInt64(passes.ranges.count)
         for (pass, range) in passes.ranges.enumerated() {
             projector.beginReplayPass()
@@ -191,14 +200,14 @@ extension Store {
             defer { events.cancel() }
             let done = UInt64(pass) * through
             let replayed = try replayChunks(events, into: projector, in: environment, after: 0, include: include) {
-                report((done + $0) / count)
+                progress((done + $0) / count)
             }
             last = max(last, replayed.last)
             applied += replayed.applied
             try projector.indexReplayedItems(range, in: environment)
         }
         try environment.write { tx in try projector.checkpoint(through: last, tx: tx) }
-        if last > 0 { report(last) }
+        if last > 0 { progress(last) }
         return (last, applied, passes.ranges.count)
     }
 

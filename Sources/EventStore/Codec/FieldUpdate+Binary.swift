@@ -38,8 +38,7 @@ extension ByteWriter {
 extension ByteReader {
     mutating func readUpdates() throws -> [String: FieldUpdate] {
         let count = try readCount(minimumBytesEach: 3)
-        var updates: [String: FieldUpdate] = [:]
-        updates.reserveCapacity(count)
+        var updates: [String: FieldUpdate] = .reserving(count)
         for _ in 0..<count {
             let name = try readString()
             switch try readByte() {

@@ -146,7 +146,7 @@ extension ItemState {
             floor = Floor(stamp: stamp, sequence: sequence, base: base, isDelete: flags & 4 != 0)
         }
         let count = try reader.readCount(minimumBytesEach: 12)
-        fields.reserveCapacity(count)
+        fields = .reserving(count)
         for _ in 0..<count {
             let name = try reader.readString()
             let value = try reader.readValue()

@@ -129,7 +129,7 @@ struct JSONReader {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                guard let text = ByteReader.string(validating: UnsafeRawBufferPointer(slice)) else {
                     throw JSONSyntaxError(offset: start, message: "string is not valid UTF-8")
                 }
                 index += 1
@@ -143,7 +143,7 @@ struct JSONReader {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: buffer, as: UTF8.self) else {
+                guard let text = buffer.withUnsafeBytes({ ByteReader.string(validating: $0) }) else {
                     throw JSONSyntaxError(offset: start, message: "string is not valid UTF-8")
                 }
                 index += 1

@@ -97,8 +97,7 @@ extension ByteReader {
 
     mutating func readFields(depth: Int = 0) throws -> [String: Value] {
         let count = try readCount(minimumBytesEach: 2)
-        var fields: [String: Value] = [:]
-        fields.reserveCapacity(count)
+        var fields: [String: Value] = .reserving(count)
         for _ in 0..<count {
             let name = try readString()
             fields[name] = try readValue(depth: depth)

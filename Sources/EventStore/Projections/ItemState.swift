@@ -139,7 +139,9 @@ struct ItemState: Sendable, Hashable {
                 }
             }
             if kept == 0 {
-                fields.removeAll(keepingCapacity: true)
+                // A new table with room for the event's fields (`removeAll(keepingCapacity:)`
+                // runs unspecialized: see `Dictionary.reserving`).
+                fields = .reserving(event.fields.count)
             } else if kept < fields.count {
                 fields = fields.filter { $0.value.stamp >= stamp }
             }

@@ -24,11 +24,18 @@ enum Keys {
 
     /// `items` (an item's record): collection, NUL, item id.
     static func item(_ collection: String, _ item: String) -> [UInt8] {
+        // Appended from the strings' contiguous UTF-8 (names are native strings): appending their
+        // `utf8` views went byte by byte through generic code. (`reserveCapacity` allocates
+        // through specialized code; `init(repeating:count:)` and
+        // `init(unsafeUninitializedCapacity:)` do not, and look up the storage's metadata on
+        // every call.)
+        var collection = collection
+        var item = item
         var key: [UInt8] = []
         key.reserveCapacity(collection.utf8.count + item.utf8.count + 1)
-        key.append(contentsOf: collection.utf8)
+        collection.withUTF8 { key.append(contentsOf: $0) }
         key.append(0)
-        key.append(contentsOf: item.utf8)
+        item.withUTF8 { key.append(contentsOf: $0) }
         return key
     }
 
@@ -42,8 +49,8 @@ enum Keys {
         guard let separator = key.firstIndex(of: 0) else {
             throw EventStoreError(.corrupt, "item key without separator")
         }
-        guard let collection = String(validating: UnsafeRawBufferPointer(rebasing: key[..<separator]), as: UTF8.self),
-            let item = String(validating: UnsafeRawBufferPointer(rebasing: key[(separator + 1)...]), as: UTF8.self)
+        guard let collection = ByteReader.string(validating: UnsafeRawBufferPointer(rebasing: key[..<separator])),
+            let item = ByteReader.string(validating: UnsafeRawBufferPointer(rebasing: key[(separator + 1)...]))
         else { throw EventStoreError(.corrupt, "item key is not UTF-8") }
         return (collection, item)
     }

@@ -179,8 +179,20 @@ struct EventJSONTests {
         }
     }
 
-    @Test func invalidUTF8IsRefused() {
-        #expect(throws: JSONSyntaxError.self) { try Value(json: [0x22, 0xFF, 0xFE, 0x22]) }
+    /// Strings without escapes and with them (read by different paths), invalid in ways whose
+    /// repair keeps the length (a truncated 4-byte sequence before ASCII) or does not.
+    @Test(
+        arguments: [
+            [0xFF, 0xFE], [0xF0, 0x9F, 0x98, 0x41], [0xED, 0xA0, 0x80], [0x5C, 0x6E, 0xF0, 0x9F, 0x98, 0x41],
+            [0x5C, 0x22, 0xC0, 0xAF],
+        ] as [[UInt8]])
+    func invalidUTF8IsRefused(content: [UInt8]) {
+        #expect(throws: JSONSyntaxError.self) { try Value(json: [0x22] + content + [0x22]) }
+    }
+
+    @Test func validUTF8IsKept() throws {
+        #expect(try Value(json: Array(#""한국어 😀""#.utf8)) == .string("한국어 😀"))
+        #expect(try Value(json: Array(#""a\n한국어 😀""#.utf8)) == .string("a\n한국어 😀"))
     }
 
     @Test func depthIsLimited() throws {

@@ -215,19 +215,4 @@ enum ModelCoding {
             return "cannot decode \(what): \(error)"
         }
     }
-
-    /// The property name of a key path, from its description (`\Note.title` → `title`).
-    static func fieldName<Root, V>(of keyPath: KeyPath<Root, V>) -> String? {
-        let description = "\(keyPath)"
-        guard let dot = description.firstIndex(of: ".") else { return nil }
-        let name = description[description.index(after: dot)...]
-        // A stored property prints as its name; a computed one (`<computed 0x… (Int)>` on Linux),
-        // a nested, optional-chained or subscript path does not.
-        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
-            name.unicodeScalars.allSatisfy({
-                $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
-            })
-        else { return nil }
-        return String(name)
-    }
 }

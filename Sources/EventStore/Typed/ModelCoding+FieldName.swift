@@ -1,0 +1,40 @@
+import Synchronization
+
+extension ModelCoding {
+    /// The names of the key paths named so far: describing a key path takes about 20,000
+    /// instructions, several times a typed query's own work per condition. Only stored
+    /// properties are kept, so that the table holds at most the program's key paths.
+    private static let fieldNames = Mutex<[StoredPropertyPath: String]>([:])
+
+    /// A key path to a stored property, as a key of ``fieldNames``. Key paths are not `Sendable`
+    /// because a subscript path holds its arguments; a stored property's path holds none and
+    /// never changes, so it can be shared between threads.
+    private struct StoredPropertyPath: Hashable, @unchecked Sendable {
+        let keyPath: AnyKeyPath
+    }
+
+    /// The field a key path names: its stored property's name (`\Note.title` → `title`), or
+    /// `nil` for a computed property, a nested, optional-chained or subscript path.
+    static func fieldName<Root, V>(of keyPath: KeyPath<Root, V>) -> String? {
+        let key = StoredPropertyPath(keyPath: keyPath)
+        if let known = fieldNames.withLock({ $0[key] }) { return known }
+        guard let name = describedName(of: keyPath) else { return nil }
+        fieldNames.withLock { $0[key] = name }
+        return name
+    }
+
+    /// The property name of a key path, from its description (`\Note.title` → `title`).
+    private static func describedName(of keyPath: AnyKeyPath) -> String? {
+        let description = "\(keyPath)"
+        guard let dot = description.firstIndex(of: ".") else { return nil }
+        let name = description[description.index(after: dot)...]
+        // A stored property prints as its name; a computed one (`<computed 0x… (Int)>` on Linux),
+        // a nested, optional-chained or subscript path does not.
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
+            name.unicodeScalars.allSatisfy({
+                $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
+            })
+        else { return nil }
+        return String(name)
+    }
+}

@@ -5,6 +5,10 @@
 /// read-only) neither fails a phrase nor counts for proximity.
 struct PositionMatcher {
     private var decoded: [[TermPosition]] = []
+    /// Which terms' positions are in `decoded` for the current candidate (kept between
+    /// candidates: an array made per candidate is allocated through the standard library's
+    /// unspecialized code, about 500 instructions).
+    private var known: [Bool] = []
 
     private mutating func decode(_ slot: Int, _ bytes: UnsafeRawBufferPointer) throws {
         while decoded.count <= slot { decoded.append([]) }
@@ -27,12 +31,11 @@ struct PositionMatcher {
     /// The mean closeness of consecutive query terms `0..<terms` in the candidate (0 when none
     /// can be measured).
     mutating func closeness(terms: Int, positions: (_ term: Int) -> UnsafeRawBufferPointer) throws -> Double {
-        var known = [Bool](repeating: false, count: terms)
+        while known.count < terms { known.append(false) }
         for term in 0..<terms {
             let bytes = positions(term)
-            guard !bytes.isEmpty else { continue }
-            try decode(term, bytes)
-            known[term] = true
+            known[term] = !bytes.isEmpty
+            if known[term] { try decode(term, bytes) }
         }
         var sum = 0.0
         var pairs = 0

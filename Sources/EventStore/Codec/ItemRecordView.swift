@@ -198,7 +198,7 @@ struct ItemRecordView {
 
     /// The fields decoded into a new dictionary, calling `named` with each name decoded.
     private func decodeFields(only wanted: Set<String>?, named: (String) -> Void = { _ in }) throws -> [String: Value] {
-        var fields: [String: Value] = .reserving(wanted?.count ?? fieldCount)
+        var fields: [String: Value] = .reserving(min(wanted?.count ?? fieldCount, fieldCount))
         try forEachField { name, reader, _ in
             guard let string = ByteReader.string(validating: name) else { throw ByteReader.corrupt("UTF-8 string") }
             if wanted?.contains(string) ?? true {

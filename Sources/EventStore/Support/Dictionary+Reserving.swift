@@ -14,7 +14,9 @@ extension Dictionary {
 }
 
 /// No entries, with `count` as its underestimated count: the room ``Dictionary/reserving(_:)``
-/// asks for.
+/// asks for. This breaks on purpose the rule that a sequence has at least its underestimated
+/// count of elements: `init(uniqueKeysWithValues:)` only sizes its storage by the count, then
+/// inserts what the sequence yields.
 private struct RoomFor<Key, Value>: Sequence {
     let count: Int
 

@@ -29,8 +29,9 @@ extension ModelCoding {
         guard let dot = description.firstIndex(of: ".") else { return nil }
         let name = description[description.index(after: dot)...]
         // A stored property prints as its name; a computed one (`<computed 0x… (Int)>` on Linux),
-        // a nested, optional-chained or subscript path does not.
-        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
+        // a nested, optional-chained or subscript path does not, and the identity path prints
+        // as `self`.
+        guard name != "self", let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
             name.unicodeScalars.allSatisfy({
                 $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
             })

@@ -8,6 +8,8 @@ struct DictionaryReservingTests {
         var fields: [String: Value] = .reserving(count)
         #expect(fields.isEmpty)
         #expect(fields.capacity >= count)
+        // The same room as the standard library's own way of asking for it.
+        #expect(fields.capacity == [String: Value](minimumCapacity: count).capacity)
         let capacity = fields.capacity
         for index in 0..<count { fields["f\(index)"] = .int(Int64(index)) }
         // Filling it to the room asked for does not grow it.

@@ -29,6 +29,7 @@ struct ModelCodingFieldNameTests {
             #expect(ModelCoding.fieldName(of: \Note.reminder?.at) == nil)
             #expect(ModelCoding.fieldName(of: \Note.tags[0]) == nil)
             #expect(ModelCoding.fieldName(of: \Note.tags.count) == nil)
+            #expect(ModelCoding.fieldName(of: \Note.self) == nil)
         }
     }
 

@@ -103,22 +103,21 @@ struct ItemState: Sendable, Hashable {
         /// `reporting` asks for such an outcome. The writes were concurrent when the loser is
         /// newer than what the winner's writer had seen (its base).
         func report(_ name: String, _ kind: Outcome.Kind, loser: Field?, winner: Field, winnerClears: Bool = false) {
-            guard reports(loser: loser, winner: winner) else { return }
-            let concurrent =
-                loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
+            guard reporting != .none else { return }
+            let concurrent = isConcurrent(loser, winner)
+            guard reporting == .all || concurrent else { return }
             outcomes.append(
                 Outcome(
                     field: name, kind: kind, loser: loser, winner: winner, winnerClears: winnerClears,
                     concurrent: concurrent))
         }
+        /// Whether `loser` (none: a new field) and `winner` were concurrent writes.
+        func isConcurrent(_ loser: Field?, _ winner: Field) -> Bool {
+            loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
+        }
         /// Whether `reporting` asks for the outcome of `winner` beating `loser`.
         func reports(loser: Field?, winner: Field) -> Bool {
-            switch reporting {
-            case .none: false
-            case .all: true
-            case .conflicts:
-                loser.map { ItemState.concurrent($0.stamp, beatenBy: winner.stamp, base: winner.base) } ?? false
-            }
+            reporting == .all || (reporting == .conflicts && isConcurrent(loser, winner))
         }
         if version.map({ stamp > $0 }) ?? true { version = stamp }
 

@@ -126,52 +126,52 @@ struct SegmentMerger {
     }
 
     /// Deletes each input's terms up to `through`: the terms this step moved, as the earlier
-    /// steps deleted the ones before them. Entries whose terms all moved are deleted as one run
-    /// of keys; a block that also holds later terms is written again with only those, under the
-    /// first of them, so an input's entries always start after the last term moved.
+    /// steps deleted the ones before them. An input's entries that start at or before
+    /// `through` are deleted as one run of keys; only the last of them can also hold later
+    /// terms (each entry's terms come before the next entry's first), so only that one is read:
+    /// when it does, it is written again with only those, under the first of them, so an
+    /// input's entries always start after the last term moved.
     private func deleteMoved(through: [UInt8], from inputs: [UInt32]) throws {
         try tx.withWriteCursor(on: databases.searchSegments) { cursor in
-            try through.withUnsafeBytes { through in
-                for input in inputs {
-                    let prefix = IndexKeys.segment(input)
-                    let first = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                    var straddling: CursorEntry?
-                    try cursor.deleteRun(from: first) { entry in
-                        guard entry.key.starts(with: prefix) else { return false }
-                        let firstTerm = SegmentEntry.firstTerm(of: entry.key, segment: prefix)
-                        guard compareBytes(firstTerm, through) <= 0 else { return false }
-                        var movedAll = true
-                        try SegmentEntry.forEachTerm(first: firstTerm, value: entry.value) { term, _ in
-                            movedAll = compareBytes(term, through) <= 0
-                            return movedAll
-                        }
-                        if !movedAll { straddling = entry }
-                        return movedAll
-                    }
-                    guard let straddling else { continue }
-                    // Copied out before the entry is deleted: its bytes live on a page the
-                    // delete may change.
-                    var rest: [(term: [UInt8], list: [UInt8])] = []
+            for input in inputs {
+                let prefix = IndexKeys.segment(input)
+                // The least key after the input's key for `through`: every entry before it that
+                // has the input's prefix starts at or before `through`.
+                var bound = prefix + through
+                bound.append(0)
+                let after = try cursor.seek(atLeast: bound)
+                guard let last = try after == nil ? cursor.last() : cursor.previous(), last.key.starts(with: prefix)
+                else { continue }
+                // Read before anything is deleted: the bytes live on a page a delete may change.
+                let lastKey = Array(last.key)
+                var rest: [(term: [UInt8], list: [UInt8])] = []
+                try through.withUnsafeBytes { through in
                     try SegmentEntry.forEachTerm(
-                        first: SegmentEntry.firstTerm(of: straddling.key, segment: prefix), value: straddling.value
+                        first: SegmentEntry.firstTerm(of: last.key, segment: prefix), value: last.value
                     ) { term, list in
                         if compareBytes(term, through) > 0 { rest.append((Array(term), Array(list))) }
                         return true
                     }
-                    try cursor.deleteCurrent()
-                    var entries = SegmentEntry.Builder(segment: input)
-                    let put = { (key: [UInt8], value: [UInt8]) in
-                        try key.withUnsafeBytes { key in
-                            try value.withUnsafeBytes { _ = try cursor.put($0, forKey: key) }
-                        }
-                    }
-                    for (term, list) in rest {
-                        try term.withUnsafeBytes { term in
-                            try list.withUnsafeBytes { try entries.add(term: term, list: $0, put: put) }
-                        }
-                    }
-                    try entries.flush(put: put)
                 }
+                let first = try cursor.seek(atLeast: prefix)
+                _ = try lastKey.withUnsafeBytes { lastKey in
+                    try cursor.deleteRun(from: first) { compareBytes($0.key, lastKey) < 0 }
+                }
+                // The cursor stands on the last entry.
+                try cursor.deleteCurrent()
+                guard !rest.isEmpty else { continue }
+                var entries = SegmentEntry.Builder(segment: input)
+                let put = { (key: [UInt8], value: [UInt8]) in
+                    try key.withUnsafeBytes { key in
+                        try value.withUnsafeBytes { _ = try cursor.put($0, forKey: key) }
+                    }
+                }
+                for (term, list) in rest {
+                    try term.withUnsafeBytes { term in
+                        try list.withUnsafeBytes { try entries.add(term: term, list: $0, put: put) }
+                    }
+                }
+                try entries.flush(put: put)
             }
         }
     }
@@ -194,13 +194,12 @@ struct SegmentMerger {
         case .documents(let from, let through):
             var dead = DeadDocuments.Reader(tx: tx, database: databases.state)
             var next = UInt64(from)
+            // One walk from `from`: the cursor steps to each next entry (a delete leaves it on
+            // the one that followed), without searching the tree for each document.
             try tx.withWriteCursor(on: databases.searchDocuments) { cursor in
+                var entry = try IndexKeys.document(from).withUnsafeBytes { try cursor.seek(atLeast: $0) }
                 while budget > 0 && next <= UInt64(through) {
-                    guard
-                        let entry = try IndexKeys.document(UInt32(next)).withUnsafeBytes({
-                            try cursor.seek(atLeast: $0)
-                        }),
-                        case let docID = try IndexKeys.docID(of: entry.key), docID <= through
+                    guard let current = entry, case let docID = try IndexKeys.docID(of: current.key), docID <= through
                     else {
                         next = UInt64(through) + 1
                         break
@@ -208,6 +207,7 @@ struct SegmentMerger {
                     budget -= 1
                     if try dead.isDead(docID) { try cursor.deleteCurrent() }
                     next = UInt64(docID) + 1
+                    entry = try cursor.next()
                 }
             }
             return next > UInt64(through) ? nil : .documents(from: UInt32(next), through: through)

@@ -146,6 +146,10 @@ extension SyncService {
         let limits = configuration.limits
         let wanted = min(limit ?? limits.defaultPageEvents, limits.maxPageEvents)
         guard wanted >= 1 else { throw SyncError(.invalidRequest, "limit must be at least 1") }
+        // A server seq is at most 2^63 − 1 on every backend (PostgreSQL's bigint).
+        guard after <= UInt64(Int64.max) else {
+            throw SyncError(.invalidRequest, "after must be a server seq (0 to 2^63 − 1)")
+        }
         guard wait >= .zero, wait <= SyncLimits.maxPullWait else {
             throw SyncError(
                 .invalidRequest, "wait must be between 0 and \(SyncLimits.maxPullWait.components.seconds) seconds")

@@ -106,11 +106,13 @@ struct PostgresLedger: SyncLedger {
     }
 
     mutating func ingest(_ event: CheckedEvent, maxSkewMilliseconds: UInt64) throws -> StoreWriter.IngestOutcome {
-        try event.checkClock(maxSkewMilliseconds: maxSkewMilliseconds, now: now)
+        // An event the log holds is a duplicate whatever its stamp says now (a retry after this
+        // instance's clock stepped back, or one answered by an instance whose clock runs ahead).
         if let existing = held[event.event.id] {
             try event.checkSameContent(as: existing.encoded)
             return .duplicate(seq: existing.seq)
         }
+        try event.checkClock(maxSkewMilliseconds: maxSkewMilliseconds, now: now)
         let seq = currentHead + 1
         let digest = (digests[currentHead] ?? .empty).appending(event.event)
         currentHead = seq

@@ -12,13 +12,15 @@ import PostgresNIO
 ///   halves), its origin sequence (unique per store and origin: pushes are idempotent across
 ///   instances), the log digest through it, and its canonical binary encoding.
 /// - `evstore_replicas`: per store and replica id — its owner, its high-water mark, and what its
-///   owner last declared it holds (with the epoch it was declared in).
+///   owner last declared it holds (with the epoch it was declared in, and the greatest stamp of
+///   the events it declared it with).
 /// - `evstore_partition`: the database's place in its deployment (``PostgresPartition``), recorded
 ///   on first use and checked by every process after.
-/// - `evstore_schema`: the version of this layout (2 added `evstore_partition`).
+/// - `evstore_schema`: the version of this layout (2 added `evstore_partition`, 3
+///   `evstore_replicas.declared_stamp`).
 enum PostgresSchema {
     /// The layout version this code writes.
-    static let version: Int32 = 2
+    static let version: Int32 = 3
     /// The advisory lock key held while the tables of `schema` are created: one per schema, so
     /// that deployments in different schemas of one database never wait for each other.
     static func migrationLock(schema: String?) -> Int64 {
@@ -71,6 +73,10 @@ enum PostgresSchema {
         """,
         """
         CREATE TABLE IF NOT EXISTS evstore_partition (position integer NOT NULL, count integer NOT NULL)
+        """,
+        // Version 3. A declaration stored before has none (0): it disowns nothing.
+        """
+        ALTER TABLE evstore_replicas ADD COLUMN IF NOT EXISTS declared_stamp bigint NOT NULL DEFAULT 0
         """,
     ]
 

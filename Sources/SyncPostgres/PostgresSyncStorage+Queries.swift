@@ -180,18 +180,21 @@ extension PostgresSyncStorage {
         let byName = Dictionary(uniqueKeysWithValues: replicas.map { ($0.description, $0) })
         let rows = try await connection.query(
             """
-            SELECT replica, owner, high_water, declared_epoch, declared FROM evstore_replicas
+            SELECT replica, owner, high_water, declared_epoch, declared, declared_stamp FROM evstore_replicas
             WHERE store = \(name) AND replica = ANY(\(Array(byName.keys)))
             """, logger: logger)
         var found: [ReplicaID: PostgresLedger.Replica] = [:]
-        for try await (replica, owner, highWater, declaredEpoch, declared) in rows.decode(
-            (String, String, Int64, String, Int64).self)
+        for try await (replica, owner, highWater, declaredEpoch, declared, stamped) in rows.decode(
+            (String, String, Int64, String, Int64, Int64).self)
         {
             guard let id = byName[replica] else { continue }
             found[id] = PostgresLedger.Replica(
                 owner: owner, highWater: UInt64(bitPattern: highWater),
                 declaration: declaredEpoch.isEmpty
-                    ? nil : ReplicaDeclaration(epoch: declaredEpoch, through: UInt64(bitPattern: declared)))
+                    ? nil
+                    : ReplicaDeclaration(
+                        epoch: declaredEpoch, through: UInt64(bitPattern: declared),
+                        stamped: UInt64(bitPattern: stamped)))
         }
         return found
     }
@@ -242,6 +245,7 @@ extension PostgresSyncStorage {
         let highWaters = records.map { Int64(bitPattern: $0.highWater) }
         let declaredEpochs = records.map { $0.declaration?.epoch ?? "" }
         let declared = records.map { Int64(bitPattern: $0.declaration?.through ?? 0) }
+        let stamped = records.map { Int64(bitPattern: $0.declaration?.stamped ?? 0) }
         let head = Int64(bitPattern: try ledger.head())
         let digest = Int64(bitPattern: try ledger.headDigest().rawValue)
         let epoch = try ledger.epoch()
@@ -253,11 +257,12 @@ extension PostgresSyncStorage {
                 SELECT \(name), * FROM unnest(\(seqs)::bigint[], \(highs)::bigint[], \(lows)::bigint[],
                     \(sequences)::bigint[], \(digests)::bigint[], \(bodies)::bytea[])
             ), replicas AS (
-                INSERT INTO evstore_replicas (store, replica, owner, high_water, declared_epoch, declared)
+                INSERT INTO evstore_replicas (store, replica, owner, high_water, declared_epoch, declared, declared_stamp)
                 SELECT \(name), * FROM unnest(\(replicas)::text[], \(owners)::text[], \(highWaters)::bigint[],
-                    \(declaredEpochs)::text[], \(declared)::bigint[])
+                    \(declaredEpochs)::text[], \(declared)::bigint[], \(stamped)::bigint[])
                 ON CONFLICT (store, replica) DO UPDATE SET owner = EXCLUDED.owner, high_water = EXCLUDED.high_water,
-                    declared_epoch = EXCLUDED.declared_epoch, declared = EXCLUDED.declared
+                    declared_epoch = EXCLUDED.declared_epoch, declared = EXCLUDED.declared,
+                    declared_stamp = EXCLUDED.declared_stamp
             ), store AS (
                 UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest)
                 WHERE name = \(name) RETURNING name

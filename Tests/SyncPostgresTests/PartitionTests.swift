@@ -131,9 +131,10 @@ struct PartitionTests {
         let first = try SyncService(configuration: .init(backend: .postgres(database)))
         _ = try await first.storeNames()
         first.close()
-        // Make it what layout 1 wrote: no partition table, version 1.
+        // Make it what layout 1 wrote: no partition table, no declared stamps, version 1.
         try await TestPostgres.withAdminClient(database) { client in
             try await client.query("DROP TABLE evstore_partition")
+            try await client.query("ALTER TABLE evstore_replicas DROP COLUMN declared_stamp")
             try await client.query("DELETE FROM evstore_schema")
             try await client.query("INSERT INTO evstore_schema (version) VALUES (1)")
         }
@@ -155,6 +156,13 @@ struct PartitionTests {
             return (version, partitions)
         }
         #expect(version == PostgresSchema.version && partitions == [0, 1])
+        // The replicas' table has its stamps again: a push that declares what it holds works.
+        try await withTemporaryStore { replica in
+            let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+            let response = try await upgraded.push(
+                store: "notes", PushRequest(replica: replica.replicaID, events: [event], through: 1))
+            #expect(response.accepted == 1)
+        }
     }
 
     @Test func thePartitionOfANameNeverChanges() {

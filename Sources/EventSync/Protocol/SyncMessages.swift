@@ -67,8 +67,9 @@ public struct PushRequest: Sendable, Hashable {
     /// credential owns.
     public var relay: Bool
     /// For a replica's own push: the highest origin sequence of ``replica`` the pusher holds.
-    /// The server remembers it for the current epoch; a relay of an event of ``replica`` above
-    /// it is then an event its owner no longer has (``SyncError/Code/orphanedEvent``).
+    /// The server remembers it for the current epoch, with the greatest stamp of the push's
+    /// events; a relay of an event of ``replica`` above it, stamped no later than that, is then
+    /// an event its owner no longer has (``SyncError/Code/orphanedEvent``).
     public var through: UInt64?
 
     /// Creates a push.

@@ -52,12 +52,15 @@ struct StoreLedger: SyncLedgerReading {
     }
 
     func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration? {
+        // The epoch, a NUL, the sequence declared, then (since it is recorded) the stamp.
         guard let bytes = try reader.metadata(forKey: SyncService.declaredKeyPrefix + replica.description),
-            let separator = bytes.firstIndex(of: 0), bytes.count == separator + 9
+            let separator = bytes.firstIndex(of: 0), bytes.count == separator + 9 || bytes.count == separator + 17
         else { return nil }
+        let through = separator + 1
         return ReplicaDeclaration(
             epoch: String(decoding: bytes[..<separator], as: UTF8.self),
-            through: decodeBigEndian(Array(bytes[(separator + 1)...])))
+            through: decodeBigEndian(Array(bytes[through..<through + 8])),
+            stamped: bytes.count > through + 8 ? decodeBigEndian(Array(bytes[(through + 8)...])) : 0)
     }
 
     func holds(_ id: EventID) throws -> Bool { try reader.seq(of: id) != nil }
@@ -96,7 +99,7 @@ struct StoreWriterLedger: SyncLedger {
 
     mutating func setDeclaration(_ declaration: ReplicaDeclaration, of replica: ReplicaID) throws {
         try writer.setMetadata(
-            Array(declaration.epoch.utf8) + [0] + bigEndian(declaration.through),
+            Array(declaration.epoch.utf8) + [0] + bigEndian(declaration.through) + bigEndian(declaration.stamped),
             forKey: SyncService.declaredKeyPrefix + replica.description)
     }
 

@@ -11,9 +11,12 @@ extension SyncLedger {
     ///   is remembered for the current epoch (the highest declared in the epoch);
     /// - a replica id another credential owns: only events the store already holds (duplicates,
     ///   or conflicts that ingest refuses); the first event it lacks is refused with
-    ///   ``EventSync/SyncError/Code/replicaNotOwned`` — or, for a relay of an event above what the owner
-    ///   declared in the current epoch, ``EventSync/SyncError/Code/orphanedEvent`` (the relaying store
-    ///   adopts it).
+    ///   ``EventSync/SyncError/Code/replicaNotOwned`` — or, for a relay of an event the owner
+    ///   disowned in the current epoch (past what it declared, and stamped before the declaring
+    ///   push: see ``ReplicaDeclaration/disowns(_:)``), ``EventSync/SyncError/Code/orphanedEvent``
+    ///   (the relaying store adopts it). A relayed event stamped after the owner's last declaring
+    ///   push may be one the owner wrote since and will push: it waits, as any other relay of an
+    ///   owned replica.
     mutating func claim(_ request: PushRequest, credential: SyncCredential) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
         let owner = try owner(of: request.replica)
@@ -21,20 +24,27 @@ extension SyncLedger {
             guard !request.relay else { return }
             if owner == nil { try setOwner(credential.id, of: request.replica) }
             if let through = request.through {
-                let highest = max(through, try declaredThrough(of: request.replica) ?? 0)
-                try setDeclaration(ReplicaDeclaration(epoch: try epoch(), through: highest), of: request.replica)
+                // The events' greatest stamp: the owner's clock had passed it when it pushed.
+                let stamped = request.events.reduce(0) { max($0, $1.hlc.rawValue) }
+                let previous = try currentDeclaration(of: request.replica)
+                try setDeclaration(
+                    ReplicaDeclaration(
+                        epoch: try epoch(), through: max(through, previous?.through ?? 0),
+                        stamped: max(stamped, previous?.stamped ?? 0)),
+                    of: request.replica)
             }
             return
         }
         // Another credential's replica: what the store holds is acknowledged (ingest tells a
         // duplicate from a conflict); the first event it lacks decides.
-        let declared = request.relay ? try declaredThrough(of: request.replica) : nil
+        let declared = request.relay ? try currentDeclaration(of: request.replica) : nil
         for event in request.events where try !holds(event.id) {
-            if let declared, event.id.sequence > declared {
+            if let declared, declared.disowns(event) {
                 throw SyncError(
                     .orphanedEvent,
-                    "event \(event.id): its replica's owner synced since the server's last restore and holds nothing "
-                        + "past \(request.replica)/\(declared); keep the write under an id of your own",
+                    "event \(event.id): its replica's owner synced since the server's last restore, after this event "
+                        + "was written, and holds nothing past \(request.replica)/\(declared.through); keep the write "
+                        + "under an id of your own",
                     eventID: event.id)
             }
             throw SyncError(
@@ -51,9 +61,9 @@ extension SyncLedger {
 
 extension SyncLedgerReading {
     /// What the owner of `replica` declared it holds, when it declared it in the current epoch.
-    func declaredThrough(of replica: ReplicaID) throws -> UInt64? {
+    func currentDeclaration(of replica: ReplicaID) throws -> ReplicaDeclaration? {
         guard let declaration = try declaration(of: replica), declaration.epoch == (try epoch()) else { return nil }
-        return declaration.through
+        return declaration
     }
 }
 

@@ -46,10 +46,24 @@ package struct ReplicaDeclaration: Sendable, Hashable {
     package var epoch: String
     /// The highest origin sequence the owner said it holds.
     package var through: UInt64
+    /// The greatest stamp of the owner's events in its declaring pushes: the owner's clock had
+    /// passed it when it declared (0: not recorded, for declarations stored before it was).
+    ///
+    /// An event of the replica past ``through`` stamped at or before it was written before a
+    /// push that declared the owner does not hold it: the owner lost it. One stamped after it
+    /// may be a write the owner made since and has not pushed yet.
+    package var stamped: UInt64
 
-    package init(epoch: String, through: UInt64) {
+    package init(epoch: String, through: UInt64, stamped: UInt64 = 0) {
         self.epoch = epoch
         self.through = through
+        self.stamped = stamped
+    }
+
+    /// Whether the owner's declaration shows it no longer holds `event`, one of its replica's
+    /// events: past what it declared, and stamped before a declaring push.
+    package func disowns(_ event: Event) -> Bool {
+        event.id.sequence > through && event.hlc.rawValue <= stamped
     }
 }
 

@@ -12,6 +12,7 @@ import Testing
 struct ReplicaIdentityTests {
     static let alice = SyncCredential(id: "alice")
     static let mallory = SyncCredential(id: "mallory")
+    static let bob = SyncCredential(id: "bob")
 
     static func title(_ store: Store, _ id: String) throws -> Value? { try store.item("notes", id)?["title"] }
 
@@ -144,8 +145,14 @@ struct ReplicaIdentityTests {
         await expectSyncError(.replicaNotOwned) {
             try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged]), check: nil)
         }
-        // As a relay: the owner declared what it holds in this epoch, so an event past it is one
-        // the owner does not have — the relayer may only keep it under an id of its own.
+        // As a relay: stamped after the owner's last push, it may be a write the owner made since
+        // and will push, so it waits for the owner...
+        await expectSyncError(.replicaNotOwned) {
+            try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged], relay: true), check: nil)
+        }
+        // ... while one stamped before that push, past what the owner declared it holds then, is
+        // one the owner does not have: the relayer may only keep it under an id of its own.
+        forged.hlc = HLCTimestamp(rawValue: forged.hlc.rawValue - 2)
         await expectSyncError(.orphanedEvent) {
             try await attacker.push(PushRequest(replica: victim.replicaID, events: [forged], relay: true), check: nil)
         }
@@ -157,6 +164,39 @@ struct ReplicaIdentityTests {
         let other = try cluster.addReplica()
         try await cluster.synchronizer(1, transport: cluster.transport(credential: Self.mallory)).sync()
         #expect(try Self.title(other, "n1") == "my real edit")
+    }
+
+    @Test("a peer relays its owner's newest write before the owner pushes it: the write waits and is kept once")
+    func aRelayAheadOfItsOwnersPushWaits() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let owner = try cluster.addReplica()
+        let peer = try cluster.addReplica()
+        let ownerSync = cluster.synchronizer(0, transport: cluster.transport(credential: Self.alice))
+        let peerSync = cluster.synchronizer(1, transport: cluster.transport(credential: Self.bob))
+        try await owner.put("notes", id: "n1", fields: ["title": "one"])
+        try await ownerSync.sync()
+        try await peerSync.sync()
+        cluster.advance(by: 100)
+        // The owner's next write reaches the peer another way (a second remote, a direct
+        // exchange) before the owner pushes it.
+        let newest = try await owner.patch("notes", id: "n1", fields: ["title": "newest"])
+        _ = try await peer.ingest([newest])
+        let relayed = try await peerSync.sync()
+        #expect(relayed.replicaChanges.isEmpty, "the peer keeps the owner's write under the owner's id: \(relayed)")
+        #expect(try peerSync.pendingCount() == 1, "the relay waits for its owner")
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 1)
+
+        let pushed = try await ownerSync.sync()
+        #expect(pushed.pushed == 1 && pushed.replicaChanges.isEmpty, "\(pushed)")
+        let again = try await peerSync.sync()
+        #expect(again.replicaChanges.isEmpty, "\(again)")
+        #expect(try peerSync.pendingCount() == 0)
+        #expect(try server.head() == 2, "the write is held once")
+        #expect(try server.read { try $0.event(id: newest.id) } != nil)
+        #expect(try StoreSnapshot(peer) == StoreSnapshot(server))
+        #expect(try StoreSnapshot(owner) == StoreSnapshot(server))
     }
 
     @Test("an id claimed before its replica pushed: the replica moves to a new id and loses nothing")

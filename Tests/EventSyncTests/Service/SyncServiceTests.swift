@@ -71,6 +71,29 @@ struct SyncServiceTests {
         #expect(try await cluster.service.info(store: cluster.storeName).head == 1)
     }
 
+    /// A retried push is acknowledged as duplicates even when the server's clock stepped back
+    /// since it took the events, so that their stamps now look too far ahead.
+    @Test(arguments: TestBackend.all)
+    func aRetryAfterTheServersClockSteppedBackIsADuplicate(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        var event = try await client.put("notes", id: "n1", fields: ["title": "one"])
+        event.hlc = HLCTimestamp(physical: cluster.serverClock.now + 50_000, logical: 0)
+        let request = PushRequest(replica: client.replicaID, events: [event])
+        #expect(try await cluster.transport().push(request, check: nil).accepted == 1)
+        cluster.serverClock.advance(by: -30_000)
+        let retried = try await cluster.transport().push(request, check: nil)
+        #expect(retried.duplicates == 1 && retried.accepted == 0)
+        // A new event stamped as far ahead is still refused.
+        var newer = event
+        newer.id.sequence += 1
+        await expectSyncError(.clockSkew) {
+            try await cluster.transport().push(PushRequest(replica: client.replicaID, events: [newer]), check: nil)
+        }
+        #expect(try await cluster.service.info(store: cluster.storeName).head == 1)
+    }
+
     @Test(arguments: TestBackend.all)
     func limitsAreEnforced(backend: TestBackend) async throws {
         var limits = SyncLimits()
@@ -98,6 +121,11 @@ struct SyncServiceTests {
         #expect(page.checksum == PageChecksum(events: page.events))
         let json = try await cluster.transport(encodesJSON: true).pull(after: 0, limit: 100, check: nil)
         #expect(json == page)
+        // A seq past 2^63 − 1 is refused the same on every backend.
+        #expect(try await cluster.transport().pull(after: UInt64(Int64.max), limit: 5, check: nil).events.isEmpty)
+        await expectSyncError(.invalidRequest) {
+            try await cluster.transport().pull(after: UInt64(Int64.max) + 1, limit: 5, check: nil)
+        }
     }
 
     @Test(arguments: TestBackend.all)

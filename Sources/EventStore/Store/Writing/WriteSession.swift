@@ -123,14 +123,24 @@ final class WriteSession {
     /// in the log already.
     func ingest(_ checked: CheckedEvent, in tx: WriteTransaction) throws -> IngestOutcome {
         let event = checked.event
-        try state.clock.validate(event.hlc)
-        let seq = state.head + 1
         let idKey = Keys.eventID(event.id)
+        func heldSeq() throws -> UInt64? {
+            try idKey.withUnsafeBytes { key in
+                try tx.value(forKey: key, in: store.schema.eventIDs).map { try Keys.seq(from: $0) }
+            }
+        }
+        do {
+            try state.clock.validate(event.hlc)
+        } catch {
+            // An event the log holds is a duplicate whatever its stamp says now (a retry after
+            // this clock stepped back): only a new one is refused.
+            guard let existing = try heldSeq() else { throw error }
+            try checkSameContent(checked, at: existing, in: tx)
+            return .duplicate(seq: existing)
+        }
+        let seq = state.head + 1
         guard try tx.put(Keys.seq(seq), forKey: idKey, in: store.schema.eventIDs, options: .noOverwrite) else {
-            let existing =
-                try idKey.withUnsafeBytes { key in
-                    try tx.value(forKey: key, in: store.schema.eventIDs).map { try Keys.seq(from: $0) }
-                } ?? 0
+            let existing = try heldSeq() ?? 0
             try checkSameContent(checked, at: existing, in: tx)
             return .duplicate(seq: existing)
         }

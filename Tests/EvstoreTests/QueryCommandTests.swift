@@ -110,6 +110,8 @@ struct QueryCommandTests {
                 (["--where", "due ~ 3"], 64, "unknown operator"),
                 (["--where", "due in 3"], 64, "JSON array"),
                 (["--sort", "due:sideways"], 64, "asc or desc"),
+                (["--sort", ":desc"], 64, "no field"),
+                (["--sort", "due:"], 64, "asc or desc"),
                 (["--sort", "due", "--after", "q1.bogus"], 1, "cursor"),
                 (["--sort", "title"], 1, "tasks(title)"),
             ] as [([String], Int32, String)] {
@@ -126,6 +128,13 @@ struct QueryCommandTests {
                 "query", path, "--collection", "tasks", "--where", "due is-missing", "--count", "--format", "table",
             ])
             #expect(missing.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "6", "\(missing)")
+            // The largest limit is "all".
+            let all = try await EvstoreProcess.run([
+                "query", path, "--collection", "tasks", "--sort", "due", "--limit", String(Int.max), "--format",
+                "jsonl",
+            ])
+            #expect(all.status == 0, "\(all)")
+            #expect(JSONLines.objects(all).count >= 20, "\(all)")
         }
     }
 }

@@ -92,9 +92,20 @@ public indirect enum Filter: Sendable, Hashable {
 
     /// Feeds a canonical form of the filter to `hash` (cursors name the query they belong to).
     func fingerprint(into hash: inout FNV1a) {
+        hash.combine(bytes: canonicalBytes)
+    }
+
+    /// The filter's canonical form: its values as the store encodes them (strings as their UTF-8).
+    private var canonicalBytes: [UInt8] {
         var writer = ByteWriter(capacity: 64)
         write(to: &writer)
-        hash.combine(bytes: writer.bytes)
+        return writer.bytes
+    }
+
+    /// Whether the two filters are the same to the byte. `==` also equates strings that are
+    /// canonically equivalent but spelt with other bytes, which queries tell apart.
+    func isIdentical(to other: Filter) -> Bool {
+        canonicalBytes == other.canonicalBytes
     }
 
     private func write(to writer: inout ByteWriter) {

@@ -52,7 +52,7 @@ final class QueryExecutor {
         -> (elements: [Element], next: String?)
     {
         var made: [Element] = []
-        made.reserveCapacity(min(query.limit.map { $0 + 1 } ?? 64, 1_024))
+        made.reserveCapacity(query.limit.map { min($0, 1_023) + 1 } ?? 64)
         let (order, next) = try page { id, record in
             made.append(try make(id, record))
             return made.count - 1
@@ -72,7 +72,8 @@ final class QueryExecutor {
         let after = try query.after.map {
             try QueryCursor(token: $0, fingerprint: fingerprint, valueCount: plan.order.count)
         }
-        let wanted = query.limit.map { $0 + 1 } ?? .max
+        // One row past the limit tells whether there is a next page (a limit of `Int.max` is all).
+        let wanted = query.limit.map { $0 == .max ? .max : $0 + 1 } ?? .max
         var rows =
             plan.index == nil
             ? try scanRows(after: after, wanted: wanted, make) : try indexRows(after: after, wanted: wanted, make)

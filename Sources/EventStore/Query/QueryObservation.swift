@@ -12,10 +12,11 @@
 /// nothing committed after that is missed). After each notification it reads the events it has
 /// not seen; only when one of them may change the answer — it touches the query's collection,
 /// and its item is in the last answer, or matches the filter now and (when the last answer was
-/// one page of several) sorts before that page's last row — does it run the query again, on a
-/// fresh snapshot, and it yields only when the answer differs from the last one it yielded
-/// (other items, other field values, or another next cursor; a rewrite that changes no field
-/// counts as no change). Notifications that arrive while the consumer is busy are coalesced:
+/// one page of several) sorts before that page's last row, or (then too) no longer matches or
+/// exists, as the only row after the page would, taking the next cursor with it — does it run
+/// the query again, on a fresh snapshot, and it yields only when the answer differs from the
+/// last one it yielded (other items, other field values to the byte, or another next cursor; a
+/// rewrite that changes no field counts as no change). Notifications that arrive while the consumer is busy are coalesced:
 /// a burst of commits costs one re-run. The sequence ends when the store closes; it throws what
 /// the query throws (such as ``EventStoreError/Code/indexRequired``).
 public struct QueryObservation: AsyncSequence, Sendable {
@@ -120,6 +121,11 @@ public struct QueryObservation: AsyncSequence, Sendable {
                                 changes = true
                                 return false
                             }
+                        } else if boundary != nil {
+                            // It may have been the only row after the page: without it, the
+                            // answer has no next cursor.
+                            changes = true
+                            return false
                         }
                     }
                     last = logged.seq
@@ -132,10 +138,20 @@ public struct QueryObservation: AsyncSequence, Sendable {
         }
     }
 
-    /// Whether two pages hold the same items with the same fields, and the same next cursor.
+    /// Whether two pages hold the same items with the same fields, to the byte, and the same
+    /// next cursor. (`==` on values also equates strings spelt with other bytes that are
+    /// canonically equivalent: a change from one spelling to the other is a change.)
     static func sameAnswer(_ lhs: QueryPage, _ rhs: QueryPage) -> Bool {
-        lhs.next == rhs.next && lhs.items.count == rhs.items.count
-            && zip(lhs.items, rhs.items).allSatisfy { $0.id == $1.id && $0.fields == $1.fields }
+        func encoded(_ fields: [String: Value]) -> [UInt8] {
+            var writer = ByteWriter(capacity: 256)
+            writer.write(fields: fields)
+            return writer.bytes
+        }
+        return lhs.next == rhs.next && lhs.items.count == rhs.items.count
+            && zip(lhs.items, rhs.items).allSatisfy {
+                $0.id.utf8.elementsEqual($1.id.utf8) && $0.fields == $1.fields
+                    && encoded($0.fields) == encoded($1.fields)
+            }
     }
 }
 

@@ -119,7 +119,9 @@ struct QueryPlanner {
             }
         }
         var residual = conjuncts
-        residual.removeAll { covered.contains($0) }
+        // Only the conjuncts the index answers exactly, to the byte (not one whose string is
+        // merely canonically equivalent to the one in the key).
+        residual.removeAll { conjunct in covered.contains { $0.isIdentical(to: conjunct) } }
         let start = prefix + (interval.lower ?? [])
         let end = interval.upper.map { prefix + $0 } ?? IndexKey.successor(of: prefix)
         let order = fields[fixed...].map { SortField($0, direction) }

@@ -14,10 +14,27 @@ public struct TypedPredicate<V: Encodable>: Sendable {
         return TypedPredicate { field in filter(field, try encoded.get()) }
     }
 
-    /// The property equals the value.
-    public static func equals(_ value: V) -> TypedPredicate { one(value) { .equal($0, $1) } }
-    /// The property does not equal the value.
-    public static func notEquals(_ value: V) -> TypedPredicate { one(value) { .notEqual($0, $1) } }
+    /// The property equals the value. For an optional property, `.equals(nil)` is
+    /// ``isMissing``: a `nil` property is stored as no field.
+    public static func equals(_ value: V) -> TypedPredicate {
+        one(value) { $1 == .null ? .missing($0) : .equal($0, $1) }
+    }
+    /// The property does not equal the value. `nil` is refused (the query throws
+    /// ``EventStoreError/Code/invalidQuery``): a `nil` property is stored as no field, and
+    /// ``Filter/notEqual(_:_:)`` matches missing fields.
+    public static func notEquals(_ value: V) -> TypedPredicate {
+        let encoded = Result { try ModelCoding.value(of: value) }
+        return TypedPredicate { field in
+            let value = try encoded.get()
+            guard value != .null else {
+                throw EventStoreError(
+                    .invalidQuery,
+                    "notEquals(nil) on \(field): a nil property is stored as no field, and a filter cannot ask "
+                        + "for a field that is present; filter on the values it may hold instead")
+            }
+            return .notEqual(field, value)
+        }
+    }
     /// The property is less than the value.
     public static func lessThan(_ value: V) -> TypedPredicate { one(value) { .less($0, $1) } }
     /// The property is less than or equal to the value.
@@ -84,19 +101,33 @@ public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Ha
         self.init(collection: collection)
     }
 
-    private func field<V>(_ keyPath: KeyPath<Model, V>) -> String? {
-        ModelCoding.fieldName(of: keyPath)
+    /// The field `keyPath` names, or why it names none.
+    private func field<V>(_ keyPath: KeyPath<Model, V>) -> (name: String?, problem: String?) {
+        guard let name = ModelCoding.fieldName(of: keyPath) else {
+            return (nil, "the key path \(keyPath) does not name a stored property of \(Model.self)")
+        }
+        guard name != "id" else {
+            return (
+                nil,
+                "the key path \(keyPath) names the model's id, which is the item's id and not one of its fields: "
+                    + "read an item by its id instead"
+            )
+        }
+        return (name, nil)
     }
 
     /// The query with a condition on one property added.
     public func `where`<V>(_ keyPath: KeyPath<Model, V>, _ predicate: TypedPredicate<V>) -> TypedQuery {
         var typed = self
-        guard let field = field(keyPath) else {
-            typed.problem = typed.problem ?? "the key path \(keyPath) does not name a stored property of \(Model.self)"
+        let (name, problem) = field(keyPath)
+        guard let field = name else {
+            typed.problem = typed.problem ?? problem
             return typed
         }
         do {
             typed.query = query.filter(try predicate.make(field))
+        } catch let error as EventStoreError where error.code == .invalidQuery {
+            typed.problem = typed.problem ?? error.message
         } catch {
             typed.problem = typed.problem ?? "cannot encode the value for \(field): \(error)"
         }
@@ -113,8 +144,9 @@ public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Ha
     /// The query with a property added to the sort.
     public func sorted<V>(by keyPath: KeyPath<Model, V>, _ direction: SortField.Direction = .ascending) -> TypedQuery {
         var typed = self
-        guard let field = field(keyPath) else {
-            typed.problem = typed.problem ?? "the key path \(keyPath) does not name a stored property of \(Model.self)"
+        let (name, problem) = field(keyPath)
+        guard let field = name else {
+            typed.problem = typed.problem ?? problem
             return typed
         }
         typed.query = query.sorted(by: field, direction)

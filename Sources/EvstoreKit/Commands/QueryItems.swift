@@ -42,7 +42,7 @@ package struct QueryItems: Sendable {
         var query = Query(collection, limit: limit, after: after, allowsScan: allowsScan)
         for filter in filters { query = query.filter(try QueryItems.filter(filter)) }
         for sort in sorts {
-            let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
+            let parts = sort.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let field = parts.first, !field.isEmpty else {
                 throw ToolError.usage("--sort \(sort.debugDescription): no field")
             }

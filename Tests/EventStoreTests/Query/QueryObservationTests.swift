@@ -97,6 +97,44 @@ struct QueryObservationTests {
 
     /// A complete answer (no next page) is not re-run for items outside it that do not match:
     /// only the changes that matter show, and the answers stay current.
+    /// The rows after the page matter too: when the only one goes (deleted, or no longer
+    /// matching), the answer loses its next cursor, and a "load more" must go with it.
+    @Test func theNextCursorGoesWithTheLastRowAfterThePage() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            _ = try await store.append(
+                (0..<5).map { .put("tasks", id: "t\($0)", fields: ["done": false, "due": .int(Int64($0))]) })
+            let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due").limit(3)
+            let collector = Collector(store.observe(query))
+            defer { collector.task.cancel() }
+            try await collector.wait(for: 1)
+            #expect(collector.last?.next != nil)
+            _ = try await store.delete("tasks", id: "t4")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(collector.count == 1, "t3 still follows the page")
+            _ = try await store.patch("tasks", id: "t3", fields: ["done": true])
+            try await collector.wait(for: 2)
+            #expect(collector.last?.items.map(\.id) == ["t0", "t1", "t2"])
+            #expect(collector.last?.next == nil)
+            #expect(collector.last == (try store.query(query)))
+        }
+    }
+
+    /// A value rewritten with other bytes that `==` calls equal (another Unicode normalization of
+    /// the same text) is a change.
+    @Test func anotherSpellingOfTheSameTextIsAChange() async throws {
+        try await withTemporaryStore(configuration: Self.configuration()) { store in
+            _ = try await store.put("tasks", id: "t1", fields: ["done": false, "due": 1, "title": "caf\u{E9}"])
+            let query = Query("tasks").filter(.equal("done", false)).sorted(by: "due")
+            let collector = Collector(store.observe(query))
+            defer { collector.task.cancel() }
+            try await collector.wait(for: 1)
+            _ = try await store.patch("tasks", id: "t1", fields: ["title": "cafe\u{301}"])
+            try await collector.wait(for: 2)
+            let title = try #require(collector.last?.items.first?["title"]?.stringValue)
+            #expect(Array(title.utf8) == Array("cafe\u{301}".utf8))
+        }
+    }
+
     @Test func completeAnswersFollowOnlyTheirItems() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             _ = try await store.append(

@@ -265,6 +265,39 @@ struct QueryTests {
         }
     }
 
+    /// The largest limits are "all", on the index's path and on a scan.
+    @Test func theLargestLimitsAnswerEverything() async throws {
+        try await Self.withTasks { store in
+            for limit in [Int.max, Int.max - 1] {
+                for query in [
+                    Query("tasks").sorted(by: "due").limit(limit),
+                    Query("tasks").filter(.equal("done", true)).allowingScan().limit(limit),
+                ] {
+                    let expected = QueryReference.answer(
+                        try QueryReference.allItems(store, "tasks"), filter: query.filter,
+                        order: try store.plan(query).order)
+                    let page = try store.query(query)
+                    #expect(page.items.map(\.id) == expected.map(\.id))
+                    #expect(page.next == nil)
+                }
+            }
+        }
+    }
+
+    /// Equality on a string is by its bytes: two canonically equivalent spellings of one text
+    /// are two values, whether the index or a scan answers.
+    @Test func canonicallyEquivalentStringsAreTwoValues() async throws {
+        try await Self.withTasks { store in
+            _ = try await store.put("tasks", id: "accented", fields: ["title": "\u{E9}", "done": false])
+            let both = Filter.and([.equal("title", "\u{E9}"), .equal("title", "e\u{301}")])
+            #expect(try store.query(Query("tasks").filter(both)).items.isEmpty)
+            #expect(try store.query(Query("tasks").filter(both).allowingScan()).items.isEmpty)
+            #expect(try store.count(Query("tasks").filter(both)) == 0)
+            #expect(try store.query(Query("tasks").filter(.equal("title", "\u{E9}"))).items.map(\.id) == ["accented"])
+            #expect(try store.query(Query("tasks").filter(.equal("title", "e\u{301}"))).items.isEmpty)
+        }
+    }
+
     // MARK: Snapshots
 
     /// A query reads a snapshot: it neither waits for an open write transaction nor sees it.

@@ -71,6 +71,15 @@ struct TypedQueryTests {
             #expect(prefixed.models.map(\.id) == ["t1", "t11"])
             let oneOf = try tasks.fetch(tasks.query().where(\.folder, .isIn(["f0", "f1"])).allowingScan())
             #expect(oneOf.models.count == 9)
+            // A nil optional is stored as no field: `.equals(nil)` finds it as `.isMissing` does,
+            // and `.notEquals(nil)`, which no filter can answer, is refused rather than answered
+            // wrongly.
+            let nilFolder = try tasks.fetch(tasks.query().where(\.folder, .equals(nil)).allowingScan())
+            #expect(nilFolder.models.map(\.id).sorted() == ["t0", "t4", "t8"])
+            let error = try #require(throws: EventStoreError.self) {
+                try tasks.fetch(tasks.query().where(\.folder, .notEquals(nil)).allowingScan())
+            }
+            #expect(error.code == .invalidQuery && error.message.contains("notEquals(nil)"), "\(error)")
         }
     }
 
@@ -85,6 +94,13 @@ struct TypedQueryTests {
                 let error = try #require(throws: EventStoreError.self) { try tasks.fetch(query) }
                 #expect(error.code == .invalidQuery)
                 #expect(error.message.contains("does not name a stored property"))
+            }
+            // The id is the item's, not a field: a condition or sort on it would match nothing.
+            for query in [
+                tasks.query().where(\.id, .isIn(["t1", "t2"])).allowingScan(), tasks.query().sorted(by: \.id),
+            ] {
+                let error = try #require(throws: EventStoreError.self) { try tasks.fetch(query) }
+                #expect(error.code == .invalidQuery && error.message.contains("names the model's id"), "\(error)")
             }
             // An undeclared index names the fields as the model stores them.
             let error = try #require(throws: EventStoreError.self) {

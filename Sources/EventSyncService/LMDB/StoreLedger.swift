@@ -70,12 +70,18 @@ struct StoreLedger: SyncLedgerReading {
 struct StoreWriterLedger: SyncLedger {
     let writer: StoreWriter
     let chained: Bool
+    /// The replica ids of a store an app serves (its own writes); empty for a store the service
+    /// opened.
+    let hostReplicas: Set<ReplicaID>
     private var reading: StoreLedger { StoreLedger(reader: writer, chained: chained) }
 
-    init(writer: StoreWriter, chained: Bool) {
+    init(writer: StoreWriter, chained: Bool, hostReplicas: Set<ReplicaID> = []) {
         self.writer = writer
         self.chained = chained
+        self.hostReplicas = hostReplicas
     }
+
+    func isHostReplica(_ replica: ReplicaID) throws -> Bool { hostReplicas.contains(replica) }
 
     func epoch() throws -> String { try reading.epoch() }
     func head() throws -> UInt64 { try reading.head() }

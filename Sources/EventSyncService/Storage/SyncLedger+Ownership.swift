@@ -6,6 +6,8 @@ extension SyncLedger {
     /// Checks that `credential` may push `request` (in the push's own transaction, so a refused
     /// push claims nothing):
     ///
+    /// - a replica id of the served store itself (``SyncLedgerReading/isHostReplica(_:)``): only
+    ///   events the store already holds, else ``EventSync/SyncError/Code/replicaNotOwned``;
     /// - an unowned replica id or one the credential owns: always; a push of the replica's own
     ///   events makes the credential the owner of an unowned id, and its ``EventSync/PushRequest/through``
     ///   is remembered for the current epoch (the highest declared in the epoch);
@@ -19,6 +21,16 @@ extension SyncLedger {
     ///   owned replica.
     mutating func claim(_ request: PushRequest, credential: SyncCredential) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
+        if try isHostReplica(request.replica) {
+            // The served store's own id: what it holds is acknowledged, nothing new is taken.
+            for event in request.events where try !holds(event.id) {
+                throw SyncError(
+                    .replicaNotOwned,
+                    "replica \(request.replica) is the served store's own: only that store writes under it",
+                    eventID: event.id)
+            }
+            return
+        }
         let owner = try owner(of: request.replica)
         if owner == nil || owner == credential.id {
             guard !request.relay else { return }

@@ -21,6 +21,14 @@ package protocol SyncLedgerReading {
     func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration?
     /// Whether the log holds an event under `id`.
     func holds(_ id: EventID) throws -> Bool
+    /// Whether `replica` is one the store itself writes under (a store an app serves with
+    /// ``SyncService/serve(_:as:)``): no credential may push new events under it.
+    func isHostReplica(_ replica: ReplicaID) throws -> Bool
+}
+
+extension SyncLedgerReading {
+    /// A store the service opened itself writes nothing of its own.
+    package func isHostReplica(_ replica: ReplicaID) throws -> Bool { false }
 }
 
 /// ``SyncLedgerReading`` in a write transaction.

@@ -188,4 +188,31 @@ struct SyncServiceTests {
         service.close()
         #expect(!phone.isClosed)
     }
+
+    /// A peer cannot write under the served store's own replica id: the store would take the
+    /// event for its own write (and push it on as such).
+    @Test func noPeerPushesUnderTheServedStoresOwnID() async throws {
+        let directory = TemporaryDirectory(prefix: "eventsync-peer")
+        defer { directory.remove() }
+        let phone = try Store.open(at: directory.appending("phone"))
+        defer { phone.close() }
+        let service = try SyncService(configuration: .init(dataDirectory: directory.appending("unused")))
+        defer { service.close() }
+        try await service.serve(phone, as: "phone")
+        let own = try await phone.put("notes", id: "p", fields: ["title": "from the phone"])
+        let peer = InProcessTransport(service: service, storeName: "phone", credential: SyncCredential(id: "peer"))
+        var forged = own
+        forged.id.sequence += 1
+        forged.fields = ["title": "forged"]
+        for relay in [false, true] {
+            await expectSyncError(.replicaNotOwned) {
+                try await peer.push(PushRequest(replica: phone.replicaID, events: [forged], relay: relay), check: nil)
+            }
+        }
+        #expect(try phone.originSequence() == own.id.sequence)
+        #expect(try phone.head() == 1)
+        // What the store holds is acknowledged, whoever relays it.
+        let relayed = try await peer.push(PushRequest(replica: phone.replicaID, events: [own], relay: true), check: nil)
+        #expect(relayed.duplicates == 1)
+    }
 }

@@ -3,6 +3,10 @@ import EventSync
 /// The rule for store names on a sync server: 1–64 bytes of ASCII letters, digits, `-`, `_` and
 /// `.`, starting with a letter or a digit. Names map to directories under the data directory,
 /// so the rule also keeps them from escaping it (no `/`, no `..`).
+///
+/// Names are matched exactly, but no store is created whose name differs from an existing
+/// one's only by case (``sameIgnoringCase(_:_:)``): on a file system that ignores case the two
+/// would be one directory, and every backend refuses it alike.
 public enum StoreName {
     /// The longest name, in bytes.
     public static let maxLength = 64
@@ -29,6 +33,11 @@ public enum StoreName {
                 "store name \(name.debugDescription) must be 1-\(maxLength) letters, digits, '-', '_' or '.', starting with a letter or digit"
             )
         }
+    }
+
+    /// Whether two names differ at most by the case of their letters.
+    public static func sameIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count && lhs.lowercased() == rhs.lowercased()
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

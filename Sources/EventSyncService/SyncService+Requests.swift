@@ -224,15 +224,22 @@ extension SyncService {
         guard isLowercaseHex(epoch, count: 32) else {
             throw SyncError(.invalidRequest, "\"epoch\" must be an epoch the server reported (32 lowercase hex digits)")
         }
-        guard !mark.isEmpty, mark.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let seq = UInt64(mark), seq <= Int64.max
-        else {
+        guard let seq = decimal(mark), seq <= Int64.max else {
             throw SyncError(.invalidRequest, "\"mark\" must be a server seq (decimal digits, at most 2^63 − 1)")
         }
         guard isLowercaseHex(digest, count: 16), let parsed = LogDigest(hex: digest) else {
             throw SyncError(.invalidRequest, "\"digest\" must be a log digest (16 lowercase hex digits)")
         }
         return ContinuityCheck(epoch: epoch, seq: seq, digest: parsed)
+    }
+
+    /// The number `text` spells in decimal digits alone (no sign, no space), or `nil`: the one
+    /// form of a number in the protocol's query parameters.
+    package static func decimal(_ text: String) -> UInt64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return UInt64(text)
     }
 
     /// Whether `text` is exactly `count` digits of `0-9a-f`.

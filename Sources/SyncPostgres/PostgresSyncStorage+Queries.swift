@@ -99,16 +99,34 @@ extension PostgresSyncStorage {
         } catch let error as SyncError where error.code == .notFound && create {
             let epoch = ReplicaID.random().description
             let empty = Int64(bitPattern: LogDigest.empty.rawValue)
+            // Not when a store's name differs only by case (StoreName): the LMDB backend cannot
+            // hold both on a file system that ignores case, and the backends refuse alike.
             let rows = try await connection.query(
                 """
-                INSERT INTO evstore_stores (name, epoch, head_digest) VALUES (\(name), \(epoch), \(empty))
+                INSERT INTO evstore_stores (name, epoch, head_digest)
+                SELECT \(name), \(epoch), \(empty)
+                WHERE NOT EXISTS (SELECT 1 FROM evstore_stores WHERE lower(name) = lower(\(name)) AND name <> \(name))
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """,
                 logger: logger)
             for try await _ in rows.decode(String.self) {
                 logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(epoch)"])
             }
-            locked = try await lock(name, marks: marks, on: connection, logger: logger)
+            do {
+                locked = try await lock(name, marks: marks, on: connection, logger: logger)
+            } catch let missing as SyncError where missing.code == .notFound {
+                var twin: String?
+                for try await found in try await connection.query(
+                    "SELECT name FROM evstore_stores WHERE lower(name) = lower(\(name)) LIMIT 1", logger: logger
+                ).decode(String.self) {
+                    twin = found
+                }
+                guard let twin else { throw missing }
+                throw SyncError(
+                    .invalidStoreName,
+                    "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                        + "names must differ by more than case")
+            }
         }
         let ids = pushes.flatMap { $0.events.map(\.event.id) }
         let named = Set(pushes.map(\.request.replica) + ids.map(\.origin))

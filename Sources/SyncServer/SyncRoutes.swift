@@ -53,22 +53,23 @@ struct SyncRoutes: Sendable {
                 let query = request.uri.queryParameters
                 var after: UInt64 = 0
                 if let text = query.get("after") {
-                    guard let value = UInt64(text), value <= Int64.max else {
+                    guard let value = SyncService.decimal(text), value <= Int64.max else {
                         throw SyncError(.invalidRequest, "\"after\" must be a server seq (0 to 2^63 − 1)")
                     }
                     after = value
                 }
                 var limit: Int?
                 if let text = query.get("limit") {
-                    guard let value = Int(text), value >= 1 else {
+                    guard let value = SyncService.decimal(text), value >= 1, value <= Int.max else {
                         throw SyncError(.invalidRequest, "\"limit\" must be a positive integer")
                     }
-                    limit = value
+                    limit = Int(value)
                 }
                 var wait = Duration.zero
                 if let text = query.get("wait") {
                     let most = SyncService.maxPullWait.components.seconds
-                    guard let seconds = Int64(text), (0...most).contains(seconds) else {
+                    guard let value = SyncService.decimal(text), value <= UInt64(most), case let seconds = Int64(value)
+                    else {
                         throw SyncError(.invalidRequest, "\"wait\" must be a whole number of seconds from 0 to \(most)")
                     }
                     wait = .seconds(seconds)

@@ -85,7 +85,7 @@ struct HTTPContractTests {
             }
             for query in [
                 "after=9223372036854775808", "after=18446744073709551615", "limit=9223372036854775808", "limit=0",
-                "after=x",
+                "after=x", "after=+5", "limit=+3", "wait=+1", "after=%205", "limit=",
             ] {
                 try await HTTPValidationTests.expectRefused(fixture, status: 400, code: "invalid-request") {
                     try await fixture.send(.GET, "/v1/stores/notes/events?\(query)")

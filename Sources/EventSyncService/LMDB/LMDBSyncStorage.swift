@@ -67,8 +67,18 @@ final class LMDBSyncStorage: SyncStorage {
         }
         if let existing { return existing }
         let path = storePath(name)
-        let exists = FileManager.default.fileExists(atPath: path + "/data.mdb")
+        // Names are matched exactly, as the data directory lists them: on a file system that
+        // ignores case, "Notes" would otherwise open the directory of "notes".
+        let files = FileManager.default
+        let entries = (try? files.contentsOfDirectory(atPath: dataDirectory)) ?? []
+        let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
         guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+        if !exists, let twin = entries.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+            throw SyncError(
+                .invalidStoreName,
+                "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store names "
+                    + "must differ by more than case")
+        }
         var storeConfiguration = configuration.storeConfiguration
         storeConfiguration.readOnly = false
         if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {

@@ -144,6 +144,15 @@ struct SyncServiceTests {
         _ = try await cluster.service.push(store: "created", PushRequest(replica: client.replicaID, events: [event]))
         #expect(try await cluster.service.info(store: "created").head == 1)
         #expect(try await cluster.service.storeNames().contains("created"))
+        // A name that differs only by case is another name, and no store is created under it: on
+        // a file system that ignores case the two would be one directory.
+        await expectSyncError(.invalidStoreName) {
+            try await cluster.service.push(store: "Created", PushRequest(replica: client.replicaID, events: [event]))
+        }
+        await expectSyncError(.notFound) { try await cluster.service.info(store: "Created") }
+        await expectSyncError(.notFound) { try await cluster.service.pull(store: "CREATED", after: 0) }
+        #expect(try await !cluster.service.storeNames().contains("Created"))
+        #expect(try await cluster.service.info(store: "created").head == 1)
     }
 
     // MARK: Peer to peer

@@ -9,6 +9,8 @@ struct PositionMatcher {
     /// candidates: an array made per candidate is allocated through the standard library's
     /// unspecialized code, about 500 instructions).
     private var known: [Bool] = []
+    /// Positions of a further term of a group, before they join the slot's.
+    private var scratch: [TermPosition] = []
 
     private mutating func decode(_ slot: Int, _ bytes: UnsafeRawBufferPointer) throws {
         while decoded.count <= slot { decoded.append([]) }
@@ -20,10 +22,25 @@ struct PositionMatcher {
     mutating func matches(
         _ phrase: [QueryText.PhraseToken], positions: (_ term: Int) -> UnsafeRawBufferPointer
     ) throws -> Bool {
+        try matches(phrase) { [positions($0)] }
+    }
+
+    /// Whether the candidate holds the phrase, where a query term may stand for several index
+    /// terms (a prefix's expansions, close terms): `positions(term)` gives the positions of each
+    /// one the candidate holds, which the phrase may use alike.
+    mutating func matches(
+        _ phrase: [QueryText.PhraseToken], positionsOfEach positions: (_ term: Int) -> [UnsafeRawBufferPointer]
+    ) throws -> Bool {
         for (slot, token) in phrase.enumerated() {
-            let bytes = positions(token.term)
-            if bytes.isEmpty { return true }
-            try decode(slot, bytes)
+            let lists = positions(token.term).filter { !$0.isEmpty }
+            guard let first = lists.first else { return true }
+            try decode(slot, first)
+            guard lists.count > 1 else { continue }
+            for bytes in lists.dropFirst() {
+                try PositionList.Decoder.decode(bytes, into: &scratch)
+                decoded[slot].append(contentsOf: scratch)
+            }
+            decoded[slot].sort(by: <)
         }
         return QueryText.phraseMatches(phrase, positions: decoded.prefix(phrase.count))
     }

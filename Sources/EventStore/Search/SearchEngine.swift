@@ -220,7 +220,10 @@ struct SearchEngine {
         let stats = try CollectionStats.load(collection, tx: reader.tx, db: databases.state)
         guard stats.documents > 0 else { return [] }
         let terms = text.terms
-        let tags = Set(query.tags.map(tokenizer.normalizeTag).filter { !$0.isEmpty })
+        let normalized = query.tags.map(tokenizer.normalizeTag)
+        // A tag that normalizes to nothing is on no item (indexing skips empty tags): no hit.
+        guard !normalized.contains(where: \.isEmpty) else { return [] }
+        let tags = Set(normalized)
         guard !terms.isEmpty || !tags.isEmpty else { return [] }
 
         var groups: [Group] = []
@@ -269,9 +272,19 @@ struct SearchEngine {
         // with a prefix or close terms, a document may hold several and takes its best one.
         // `contributions[g][c]`: what query group `g` gives candidate `c`.
         let driver = groups[0]
+        // A phrase's query term that stands for several index terms (a prefix's expansions,
+        // close terms) may use any of them the candidate holds, not only the best-scoring one:
+        // per such group, per candidate, the positions of each.
+        let phraseTerms = Set(text.phrases.joined().map(\.term))
+        func collectsAll(_ group: Group) -> Bool { group.terms.count > 1 && phraseTerms.contains(group.position) }
+        var allPositions: [Int: [[UnsafeRawBufferPointer]]] = [:]
+        var driverPositions: [UInt32: [UnsafeRawBufferPointer]] = [:]
         var runs: [Run] = []
         for (term, (lists, edits)) in zip(driver.terms, driver.edits).enumerated() {
             let postings = try index.livePostings(in: lists)
+            if collectsAll(driver) {
+                for posting in postings { driverPositions[posting.docID, default: []].append(posting.positions) }
+            }
             let weight = idf(postings.count)
             runs.append(
                 Run(
@@ -286,9 +299,11 @@ struct SearchEngine {
         var ids = union.ids
         var contributions = [[Match]](repeating: [], count: groups.count)
         contributions[driver.position] = union.matches
+        if collectsAll(driver) { allPositions[driver.position] = ids.map { driverPositions[$0] ?? [] } }
         // Every other group must match too: walk its postings alongside the candidates.
         for group in groups.dropFirst() where !ids.isEmpty {
             var best = [Match](repeating: .none, count: ids.count)
+            var each = [[UnsafeRawBufferPointer]](repeating: [], count: collectsAll(group) ? ids.count : 0)
             for (term, edits) in zip(group.terms, group.edits) {
                 var matches: [(candidate: Int, posting: Posting)] = []
                 var position = 0
@@ -302,6 +317,7 @@ struct SearchEngine {
                         edits: edits, score: group.scored ? score(found.posting, idf: weight) : 0,
                         positions: found.posting.positions)
                     if match.isBetter(than: best[found.candidate]) { best[found.candidate] = match }
+                    if !each.isEmpty { each[found.candidate].append(found.posting.positions) }
                 }
             }
             let kept = ids.indices.filter { best[$0].edits != .max }
@@ -309,13 +325,19 @@ struct SearchEngine {
             for other in contributions.indices where !contributions[other].isEmpty {
                 contributions[other] = kept.map { contributions[other][$0] }
             }
+            for other in allPositions.keys { allPositions[other] = kept.map { allPositions[other]![$0] } }
             contributions[group.position] = kept.map { best[$0] }
+            if !each.isEmpty { allPositions[group.position] = kept.map { each[$0] } }
         }
         if !text.phrases.isEmpty {
             var matcher = PositionMatcher()
             let kept = try ids.indices.filter { candidate in
                 try text.phrases.allSatisfy { phrase in
-                    try matcher.matches(phrase, positions: { contributions[$0][candidate].positions })
+                    try matcher.matches(
+                        phrase,
+                        positionsOfEach: { term in
+                            allPositions[term]?[candidate] ?? [contributions[term][candidate].positions]
+                        })
                 }
             }
             ids = kept.map { ids[$0] }

@@ -60,6 +60,22 @@ struct QueryTextTests {
         }
     }
 
+    /// The last word of an open phrase is a prefix: any of its expansions the note holds may
+    /// complete the phrase, not only the one that scores best.
+    @Test func anOpenPhraseEndsWithAnyExpansionOfItsPrefix() async throws {
+        try await withTemporaryStore { store in
+            try await store.append([
+                .put("notes", id: "n", fields: ["title": "offline design desk desk desk desk"]),
+                .put("notes", id: "apart", fields: ["title": "design offline desk"]),
+            ])
+            func ids(_ text: String) throws -> Set<String> { try Self.ids(store, text) }
+            // "n" holds "offline design" (its "desk" is more frequent but not after "offline").
+            #expect(try ids(#""offline des"#) == ["n", "apart"])
+            #expect(try ids(#""offline desi"#) == ["n"])
+            #expect(try ids(#""offline desk"#) == ["apart"])
+        }
+    }
+
     @Test func koreanPhrasesAllowParticlesAndKeepWordsTogether() async throws {
         try await withTemporaryStore { store in
             try await store.append([

@@ -112,6 +112,15 @@ enum DeadDocuments {
             return count
         }
 
+        /// Whether a stored list holds a posting of a live document (decoded up to the first).
+        mutating func hasLive(in list: UnsafeRawBufferPointer) throws -> Bool {
+            var decoder = try PostingList.Decoder(list)
+            while let posting = try decoder.nextStored() {
+                if try !isDead(posting.docID) { return true }
+            }
+            return false
+        }
+
         /// Calls `body` with each posting of a stored list whose document is live, in doc-id
         /// order; returns how many there were.
         @discardableResult

@@ -16,11 +16,11 @@ extension IndexReader {
     /// come first, then the most frequent, as long as their postings together stay within
     /// `postingBudget` (the first is always kept): the likeliest corrections, at a bounded cost.
     /// Terms equal to `word` (or, with `asPrefix`, beginning with it) are left out: the exact
-    /// match finds them.
+    /// match finds them; so are terms whose documents all died (they take none of the `limit`).
     ///
     /// - Parameter collection: The collection's key prefix (``Keys/collectionPrefix(_:)``); each
     ///   found term's ``TermLists/term`` begins with it, as ``expand(prefix:limit:)``'s do.
-    func closeTerms(
+    mutating func closeTerms(
         collection: [UInt8], word: String, maxEdits: Int, asPrefix: Bool, limit: Int, postingBudget: Int = .max,
         cache: SegmentTermCache = SegmentTermCache()
     ) throws -> [CloseTerm] {
@@ -43,13 +43,17 @@ extension IndexReader {
                 return length
             }
         }
-        let chosen = found.sorted { lhs, rhs in lhs.value != rhs.value ? lhs.value < rhs.value : lhs.key < rhs.key }
-            .prefix(limit)
-        let candidates = try chosen.compactMap { key, edits -> (term: CloseTerm, postings: Int)? in
-            let lists = try lists(of: key.bytes)
-            guard !lists.lists.isEmpty else { return nil }
-            return (CloseTerm(lists: lists, edits: edits), try lists.estimatedFrequency())
-        }.sorted { lhs, rhs in
+        var chosen: [(term: CloseTerm, postings: Int)] = []
+        for (key, edits) in found.sorted(by: { lhs, rhs in
+            lhs.value != rhs.value ? lhs.value < rhs.value : lhs.key < rhs.key
+        }) {
+            guard chosen.count < limit else { break }
+            var lists = try lists(of: key.bytes)
+            lists.lists = try lists.lists.filter { try dead.hasLive(in: $0) }
+            guard !lists.lists.isEmpty else { continue }
+            chosen.append((CloseTerm(lists: lists, edits: edits), try lists.estimatedFrequency()))
+        }
+        let candidates = chosen.sorted { lhs, rhs in
             lhs.term.edits != rhs.term.edits ? lhs.term.edits < rhs.term.edits : lhs.postings > rhs.postings
         }
         var taken: [CloseTerm] = []

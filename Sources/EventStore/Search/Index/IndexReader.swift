@@ -12,7 +12,8 @@ struct IndexReader {
     let segments: [UInt32]
     /// The merge under way when it moves terms (its segments' terms change as it goes on).
     let movingMerge: SegmentDirectory.Merge?
-    private var dead: DeadDocuments.Reader
+    /// Which documents are dead (a cache of the bitmap's chunks read so far).
+    var dead: DeadDocuments.Reader
 
     init(tx: ReadTransaction, databases: ProjectionDatabases) throws {
         self.tx = tx
@@ -51,8 +52,12 @@ struct IndexReader {
     }
 
     /// The terms (in any live segment) that start with `prefix`, the `limit` least, sorted, each
-    /// with its lists: read in one scan of each segment's key range.
-    func expand(prefix: [UInt8], limit: Int) throws -> [TermLists] {
+    /// with its lists: read in one scan of each segment's key range. A list whose documents all
+    /// died is left out, so terms that only deleted or replaced versions held take no place
+    /// among the `limit`.
+    mutating func expand(prefix: [UInt8], limit: Int) throws -> [TermLists] {
+        var dead = self.dead
+        defer { self.dead = dead }
         var found: [ByteKey: [(segment: Int, list: UnsafeRawBufferPointer)]] = [:]
         try tx.withCursor(on: databases.searchSegments) { cursor in
             try prefix.withUnsafeBytes { prefixBytes in
@@ -69,6 +74,7 @@ struct IndexReader {
                                 ended = true
                                 return false
                             }
+                            guard try dead.hasLive(in: list) else { return true }
                             found[ByteKey(Array(term)), default: []].append((position, list))
                             taken += 1
                             return true

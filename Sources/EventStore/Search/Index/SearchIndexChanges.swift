@@ -60,8 +60,18 @@ struct SearchIndexChanges {
         _ collection: String, documents: Int64, length: Int64, tx: ReadTransaction, databases: ProjectionDatabases
     ) throws {
         var current = try stats[collection] ?? CollectionStats.load(collection, tx: tx, db: databases.state)
-        current.documents = UInt64(Int64(current.documents) + documents)
-        current.totalLength = UInt64(Int64(current.totalLength) + length)
+        // Totals read from the store: damaged ones are corrupt, never a trap.
+        func adjusted(_ total: UInt64, by change: Int64) throws -> UInt64 {
+            guard total <= UInt64(Int64.max), case let (sum, overflow) = Int64(total).addingReportingOverflow(change),
+                !overflow, sum >= 0
+            else {
+                throw ByteReader.corrupt(
+                    "search statistics of \(collection) (a total of \(total), changed by \(change))")
+            }
+            return UInt64(sum)
+        }
+        current.documents = try adjusted(current.documents, by: documents)
+        current.totalLength = try adjusted(current.totalLength, by: length)
         stats[collection] = current
     }
 

@@ -18,7 +18,8 @@ struct TermPosition: Comparable, Hashable, Sendable {
     func distance(to later: TermPosition) -> UInt32 {
         if later.word > word { return later.word - word }
         if later.word == word && later.offset > offset { return 1 }
-        return word - later.word + 1
+        // Saturating: positions come from the store, and a damaged one must not trap.
+        return word - later.word == .max ? .max : word - later.word + 1
     }
 }
 

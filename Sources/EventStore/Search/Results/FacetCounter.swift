@@ -15,13 +15,23 @@ struct FacetCounter {
                 add(value, key: IndexKey.encoded(value), to: field)
                 continue
             }
-            // Tag lists are short: a linear check keeps each element once.
-            var seen: [[UInt8]] = []
-            for element in elements {
-                let key = IndexKey.encoded(element)
-                guard !seen.contains(key) else { continue }
-                seen.append(key)
-                add(element, key: key, to: field)
+            // Each distinct element once: a linear check for the usual short lists, a set for long
+            // ones (an add-wins set can grow without bound).
+            if elements.count <= 16 {
+                var seen: [[UInt8]] = []
+                for element in elements {
+                    let key = IndexKey.encoded(element)
+                    guard !seen.contains(key) else { continue }
+                    seen.append(key)
+                    add(element, key: key, to: field)
+                }
+            } else {
+                var seen: Set<[UInt8]> = []
+                for element in elements {
+                    let key = IndexKey.encoded(element)
+                    guard seen.insert(key).inserted else { continue }
+                    add(element, key: key, to: field)
+                }
             }
         }
     }

@@ -63,7 +63,7 @@ struct TypoToleranceTests {
                     })
             }
             try store.read { reader in
-                let index = try IndexReader(tx: reader.tx, databases: try reader.projection)
+                var index = try IndexReader(tx: reader.tx, databases: try reader.projection)
                 #expect(index.segments.count > 1)
                 for round in 0..<200 {
                     let query = word(3 + Int(random.next() % 8))

@@ -72,6 +72,15 @@ package enum StoreAccess {
         do {
             let store = try Store.open(at: path, configuration: configuration)
             if try store.read({ try $0.configurationRecord() }) == nil {
+                guard readOnly else {
+                    // Writing now would index with the default search fields, and the
+                    // application's next open would record its own fields over that index.
+                    store.close()
+                    throw ToolError(
+                        "\(path) records no configuration yet (it was made by an older version), so evstore cannot "
+                            + "know its search fields: open it with the application once (which records them), then "
+                            + "run this again")
+                }
                 FileHandle.standardError.write(
                     Data(
                         ("evstore: note: \(path) records no configuration (it was made by an older version): the default "

@@ -40,7 +40,12 @@ extension Environment {
     /// - Parameter compact: Omit free pages and renumber (smaller copy, more CPU).
     public func copy(to destination: String, compact: Bool = true) throws {
         try resizeLock.withShared { () throws(LMDBError) -> Void in
-            try lmdbCheck(mdbEnvCopy2(injector, env, destination, compact ? UInt32(MDB_CP_COMPACT) : 0))
+            do throws(LMDBError) {
+                try lmdbCheck(mdbEnvCopy2(injector, env, destination, compact ? UInt32(MDB_CP_COMPACT) : 0))
+            } catch {
+                // A short write on a full disk (liblmdb reports EIO) is named as such.
+                throw DiskSpace.classify(error, at: destination)
+            }
         }
     }
 }

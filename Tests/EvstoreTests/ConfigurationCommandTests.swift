@@ -129,6 +129,16 @@ struct ConfigurationCommandTests {
             let before = try await EvstoreProcess.run(["search", path, "cookies", "--format", "jsonl"])
             #expect(before.status == 0, "\(before)")
             #expect(before.stderr.contains("records no configuration"), "\(before)")
+            // A tool that writes would index with the default fields for good: it is refused.
+            for arguments in [["rebuild", path], ["index", path, "--collection", "notes", "--fields", "title"]] {
+                let refused = try await EvstoreProcess.run(arguments)
+                #expect(refused.status == 1, "\(refused)")
+                #expect(refused.stderr.contains("open it with the application once"), "\(refused)")
+            }
+            let imported = try await EvstoreProcess.run(
+                ["import", path, "-"],
+                stdin: Data(#"{"collection": "notes", "id": "n9", "op": "put", "fields": {"title": "x"}}"#.utf8))
+            #expect(imported.status == 1, "\(imported)")
 
             let store = try Store.open(at: path, configuration: Self.application())
             #expect(try store.read { try $0.configurationRecord() }?.search == Self.application().search.canonical)
@@ -136,6 +146,38 @@ struct ConfigurationCommandTests {
             let after = try await EvstoreProcess.run(["verify", path, "--format", "jsonl"])
             #expect(after.status == 0, "\(after)")
             #expect(after.stderr.isEmpty, "\(after)")
+        }
+    }
+
+    /// The custom projection a tool cannot run is marked stale by the tool's first commit that
+    /// changes the log or rebuilds, not by its open: declaring an index, or an import refused
+    /// for a bad line, leaves it as it was (no rebuild at the application's next open).
+    @Test("a tool marks the custom projections it cannot run stale only when it changes the log or rebuilds")
+    func staleOnlyWhenTheLogChanges() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-configuration") { directory in
+            let path = directory.appending("store")
+            try await Self.writeStore(at: path)
+            func stale() throws -> Bool {
+                var configuration = Store.Configuration()
+                configuration.readOnly = true
+                configuration.searchChange = .useStored
+                let store = try Store.open(at: path, configuration: configuration)
+                defer { store.close() }
+                let record = try #require(try store.read { try $0.configurationRecord() })
+                return try #require(record.projections.first { $0.name == TagCounts().name }).isStale
+            }
+            #expect(try !stale())
+            let index = try await EvstoreProcess.run(["index", path, "--collection", "tasks", "--fields", "title"])
+            #expect(index.status == 0, "\(index)")
+            let bad = try await EvstoreProcess.run(
+                ["import", path, "-"], stdin: Data(#"{"collection": "", "id": "x", "op": "put", "fields": {}}"#.utf8))
+            #expect(bad.status == 1, "\(bad)")
+            #expect(try !stale(), "neither the index nor a refused import touches the projection")
+            let good = try await EvstoreProcess.run(
+                ["import", path, "-"],
+                stdin: Data(#"{"collection": "notes", "id": "n9", "op": "put", "fields": {"title": "x"}}"#.utf8))
+            #expect(good.status == 0, "\(good)")
+            #expect(try stale(), "an import the projection did not see")
         }
     }
 }

@@ -6,6 +6,19 @@ import Testing
 /// `evstore demo`: the story runs end to end and leaves two converged, sound replicas behind.
 @Suite("evstore demo")
 struct DemoCommandTests {
+    @Test("demo --dir leaves alone a directory it did not make")
+    func foreignDirectoryIsLeftAlone() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-demo") { directory in
+            let dir = directory.appending("mine")
+            try FileManager.default.createDirectory(atPath: dir + "/phone", withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: dir + "/phone/keep.txt", contents: Data("mine\n".utf8)))
+            let result = try await EvstoreProcess.run(["demo", "--dir", dir])
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("did not make"), "\(result)")
+            #expect(FileManager.default.fileExists(atPath: dir + "/phone/keep.txt"), "the file is kept")
+        }
+    }
+
     @Test("demo --dir exits 0, shows identical notes, the conflict and ok verifications; re-runnable")
     func demo() async throws {
         try await withTemporaryDirectory(prefix: "evstore-demo") { directory in

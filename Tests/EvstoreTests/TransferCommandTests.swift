@@ -185,6 +185,49 @@ struct TransferCommandTests {
         }
     }
 
+    /// Every check comes before the first write, across batches too: an event whose id an
+    /// earlier line holds with other content fails the import with nothing written.
+    @Test("an event id held with other content by a line of an earlier batch fails the import before any write")
+    func conflictingLinesInTwoBatches() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let fixture = try MixedStore(in: directory)
+            let before = try await EvstoreProcess.run(["export", fixture.path])
+            let changes = (0..<1_000).map {
+                #"{"collection": "notes", "id": "bulk\#($0)", "op": "put", "fields": {"title": "ok"}}"#
+            }
+            let other = Self.exported(extra: "").replacingOccurrences(of: "imported", with: "other content")
+            let text = ([Self.exported(extra: "")] + changes + [other]).joined(separator: "\n") + "\n"
+            let result = try await EvstoreProcess.run(["import", fixture.path, "-"], stdin: Data(text.utf8))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("line 1002") && result.stderr.contains("also on line 1,"), "\(result)")
+            let after = try await EvstoreProcess.run(["export", fixture.path])
+            #expect(after.stdout == before.stdout, "no batch was written")
+        }
+    }
+
+    /// Batches are bounded by bytes as well as lines, so large events import as they export.
+    @Test("export | import of large events")
+    func largeEvents() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let source = directory.appending("source")
+            do {
+                let store = try Store.open(at: source)
+                defer { store.close() }
+                let body = String(repeating: "0123456789", count: 90_000)
+                for number in 0..<40 {
+                    try await store.put("notes", id: "n\(number)", fields: ["body": .string(body + "\(number)")])
+                }
+            }
+            let exported = try await EvstoreProcess.run(["export", source])
+            #expect(exported.status == 0, "\(exported)")
+            let target = directory.appending("target")
+            let imported = try await EvstoreProcess.run(["import", target, "-"], stdin: Data(exported.stdout.utf8))
+            #expect(imported.status == 0, "\(imported)")
+            let again = try await EvstoreProcess.run(["export", target])
+            #expect(again.stdout == exported.stdout)
+        }
+    }
+
     @Test("a bad line into a new store leaves no store behind")
     func badLineIntoNewStore() async throws {
         try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in

@@ -168,6 +168,26 @@ struct ResourceLimitTests {
         }
     }
 
+    @Test("a backup onto a full disk: .diskFull, no partial copy left, the same destination usable again")
+    func backupOntoAFullDisk() async throws {
+        try await withTemporaryStore { store in
+            let payload = String(repeating: "b", count: 1_500)
+            for batch in 0..<20 {
+                _ = try await store.append(
+                    (0..<50).map { .put("fill", id: "f\(batch)-\($0)", fields: ["blob": .string(payload)]) })
+            }
+            try await Tmpfs.withMounted(size: 1 << 20, prefix: "diskfull-backup") { tmpfs, _ in
+                let destination = tmpfs.path + "/backup"
+                for attempt in 0..<2 {
+                    let error = try #require(throws: EventStoreError.self) { try store.backup(to: destination) }
+                    #expect(error.code == .diskFull, "attempt \(attempt): \(error)")
+                    #expect(error.message.contains("the disk is full"), "\(error)")
+                    #expect(!FileManager.default.fileExists(atPath: destination + "/data.mdb"), "no partial copy")
+                }
+            }
+        }
+    }
+
     @Test("creating a store with 0 to 160 KiB free: .diskFull or success, never a crash, never a poisoned directory")
     func creatingOnAFullDisk() async throws {
         try await Tmpfs.withMounted(size: 2 << 20, prefix: "diskfull-create") { tmpfs, _ in

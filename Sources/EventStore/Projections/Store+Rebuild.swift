@@ -145,6 +145,7 @@ extension Store {
             try projector.checkpoint(through: max(end, applied), tx: tx)
             try Meta.setUInt64(tx, schema.meta, Meta.generation, UInt64(target))
             try Meta.setRebuildNeeded(tx, schema.meta, false)
+            try markUnregisteredProjectionsStale(tx)
             for (_, database) in schema.generations[active].all { try tx.removeAll(in: database) }
         }
         try environment.sync(force: true)

@@ -85,7 +85,18 @@ final class ProjectionDatabases: Sendable {
         for projection in projections {
             for name in projection.databases {
                 let qualified = "\(projection.name).\(name)"
-                custom[qualified] = try open(prefix + "p." + qualified, [])
+                do {
+                    custom[qualified] = try open(prefix + "p." + qualified, [])
+                } catch let error as LMDBError where error == .notFound {
+                    // A read-only open (which creates nothing) of a store no writable open with
+                    // this projection has made its databases in yet.
+                    throw EventStoreError(
+                        .configurationMismatch,
+                        "the store has no database \(qualified.debugDescription) of custom projection "
+                            + "\(projection.name.debugDescription): no writable open registering it has opened the store "
+                            + "yet; open it for writing with the projection once, or read it without the projection",
+                        cause: error)
+                }
             }
         }
         self.custom = custom

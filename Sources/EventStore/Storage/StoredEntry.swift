@@ -143,7 +143,11 @@ package struct SearchIndexSummary: Sendable, Hashable {
     init(_ directory: SegmentDirectory) {
         nextDocument = directory.nextDoc
         segments = directory.segments.count
-        postings = directory.segments.reduce(0) { $0 + $1.postings }
+        // Saturating: the counts are read from the store, and damaged ones must not trap here.
+        postings = directory.segments.reduce(0) { sum, segment in
+            let (total, overflow) = sum.addingReportingOverflow(segment.postings)
+            return overflow ? .max : total
+        }
         merging = directory.merge != nil
         cleanup = directory.cleanup.count
     }

@@ -26,6 +26,13 @@ extension EventStoreError {
             self.init(.unsupportedFormat, "\(path) was written by an incompatible storage version", cause: error)
         case .noSuchFile: self.init(.notFound, "no store at \(path)", cause: error)
         case .noSpace: self.init(.diskFull, "cannot open or create \(path): the disk is full", cause: error)
+        case .incompatible:
+            // The environment layer's answer when this process holds the path open read-only.
+            self.init(
+                .readOnly,
+                "\(path) is already open read-only in this process: close that store and let go of every "
+                    + "reference to it before opening it for writing",
+                cause: error)
         case .permissionDenied, .operationNotPermitted:
             self.init(.permissionDenied, "cannot open \(path): permission denied", cause: error)
         default: self.init(.storage, "cannot open \(path): \(error.reason)", cause: error)

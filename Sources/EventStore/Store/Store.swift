@@ -47,6 +47,10 @@ public final class Store: @unchecked Sendable {
     let clock: Mutex<HybridLogicalClock>
     /// The current replica id as of the last commit that changed it.
     let identity: Mutex<ReplicaID>
+    /// The custom projections the store records and this writable open does not run (a tool's
+    /// open, ``SearchChange/useStored``): the first commit that changes the log or rebuilds the
+    /// projections marks them stale (``markUnregisteredProjectionsStale(_:)``).
+    let unregisteredProjections: Set<String>
 
     private static let registry = Mutex<[String: WeakStore]>([:])
 
@@ -117,6 +121,14 @@ public final class Store: @unchecked Sendable {
             HybridLogicalClock(
                 last: HLCTimestamp(rawValue: stored), maxSkewMilliseconds: configuration.maxClockSkewMilliseconds,
                 physicalTime: configuration.physicalClock))
+        let registered = Set(configuration.projections.map(\.name))
+        self.unregisteredProjections =
+            configuration.readOnly || configuration.searchChange != .useStored
+            ? []
+            : try environment.read { tx in
+                Set(try Meta.configurationRecord(tx, bootstrap.schema.meta)?.projections.map(\.name) ?? [])
+                    .subtracting(registered)
+            }
         self.writer = configuration.readOnly ? nil : Writer(label: "eventstore.writer")
         self.mergeAhead =
             configuration.readOnly || !configuration.mergesAhead

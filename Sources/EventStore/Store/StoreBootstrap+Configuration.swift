@@ -23,10 +23,12 @@ extension StoreBootstrap {
     ///   (``Store/SearchChange/refuse``), is recorded with a rebuild (``Store/SearchChange/reindex``),
     ///   or is replaced by the recorded one (``Store/SearchChange/useStored``, and every read-only open).
     /// - Another tokenizer version is recorded with a rebuild.
-    /// - Recorded custom projections this open does not register are marked stale
-    ///   (``Store/SearchChange/useStored``: a tool) or dropped from the record with their version
-    ///   key removed (the application no longer registers them); either way the next open that
-    ///   registers one rebuilds. A registered projection recorded stale triggers that rebuild.
+    /// - Recorded custom projections this open does not register are kept as they are
+    ///   (``Store/SearchChange/useStored``: a tool; its first commit that changes the log or
+    ///   rebuilds marks them stale, see ``Store/markUnregisteredProjectionsStale(_:)``) or dropped
+    ///   from the record with their version key removed (the application no longer registers
+    ///   them); either way the next open that registers one after a change rebuilds. A registered
+    ///   projection recorded stale triggers that rebuild.
     static func reconcile(
         _ tx: ReadTransaction, schema: Schema, generation: Int, configuration: Store.Configuration, path: String
     ) throws -> ConfigurationOutcome {
@@ -97,9 +99,7 @@ extension StoreBootstrap {
         var projections = configuration.projections.map { ProjectionRecord($0) }
         for recorded in record.projections where !registered.contains(recorded.name) {
             if configuration.searchChange == .useStored {
-                projections.append(
-                    ProjectionRecord(
-                        name: recorded.name, version: recorded.version, databases: recorded.databases, isStale: true))
+                projections.append(recorded)
             } else {
                 _ = try writable.delete(
                     ProjectionWriter.versionKey(recorded.name), in: schema.generations[generation].state)

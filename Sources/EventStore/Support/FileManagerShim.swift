@@ -15,4 +15,9 @@ struct FileManagerShim {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
     }
+
+    /// Removes what a failed copy left in `directory` (its data and lock files).
+    func removeCopy(in directory: String) {
+        for file in ["data.mdb", "lock.mdb"] { try? FileManager.default.removeItem(atPath: directory + "/" + file) }
+    }
 }

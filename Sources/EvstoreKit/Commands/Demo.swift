@@ -18,6 +18,9 @@ package struct Demo: Sendable {
     /// Creates the demo.
     package init(directory: String) { self.directory = directory }
 
+    /// The file that marks a directory as the demo's own (its stores are replaced on each run).
+    static let marker = ".evstore-demo"
+
     /// The default directory: `evstore-demo` in the system's temporary directory.
     package static var defaultDirectory: String {
         NSTemporaryDirectory() + "evstore-demo"
@@ -26,8 +29,19 @@ package struct Demo: Sendable {
     /// Runs the story, printing it to `output`.
     package func run(output: Output) async throws {
         let manager = FileManager.default
-        for name in ["server", "phone", "laptop"] { try? manager.removeItem(atPath: "\(directory)/\(name)") }
-        try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The default directory and one this demo made before (it has the marker) are the demo's;
+        // anything else named like its stores is someone's data, left alone.
+        let base = self.directory
+        let marker = "\(base)/\(Demo.marker)"
+        let taken = ["server", "phone", "laptop"].filter { manager.fileExists(atPath: "\(base)/\($0)") }
+        if !taken.isEmpty && !manager.fileExists(atPath: marker) && base != Demo.defaultDirectory {
+            throw ToolError(
+                "\(base) already holds \(taken.joined(separator: ", ")), which this demo did not make: give "
+                    + "another --dir (the demo replaces its server, phone and laptop directories on every run)")
+        }
+        for name in taken { try manager.removeItem(atPath: "\(base)/\(name)") }
+        try manager.createDirectory(atPath: base, withIntermediateDirectories: true)
+        _ = manager.createFile(atPath: marker, contents: Data("evstore demo\n".utf8))
         let directory = URL(fileURLWithPath: self.directory).standardizedFileURL.path
         let story = Story(output: output)
 

@@ -70,14 +70,10 @@ package struct Dump: Sendable {
 
     private func events(_ store: Store, _ output: Output) throws {
         var rows = EventRows(self)
+        // Resolved before the read: it reads in a snapshot of its own, never inside another.
+        let resolved = try item.map { try StoreAccess.resolveItem($0, collection: collection, in: store) }
         try store.read { reader in
-            let seqs: [UInt64]?
-            if let item {
-                let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
-                seqs = try reader.events(collection: collection, item: id).map(\.seq)
-            } else {
-                seqs = nil
-            }
+            let seqs = try resolved.map { try reader.events(collection: $0.collection, item: $0.id).map(\.seq) }
             if let seqs {
                 for seq in seqs where seq >= from && seq <= to {
                     guard let event = try reader.event(at: seq), rows.emit(event, output) else { break }
@@ -130,13 +126,14 @@ package struct Dump: Sendable {
     private func items(_ store: Store, _ output: Output) throws {
         var table = Table(columns: ["collection", "id", "version", "fields"])
         var count = 0
+        // Resolved before the read: it reads in a snapshot of its own, never inside another.
+        let resolved = try item.map { try StoreAccess.resolveItem($0, collection: collection, in: store) }
         try store.read { reader in
             var collections = try collection.map { [$0] } ?? reader.collections()
             var onlyID: String?
-            if let item {
-                let (collection, id) = try StoreAccess.resolveItem(item, collection: collection, in: store)
-                collections = [collection]
-                onlyID = id
+            if let resolved {
+                collections = [resolved.collection]
+                onlyID = resolved.id
             }
             for name in collections {
                 var cursor: String?

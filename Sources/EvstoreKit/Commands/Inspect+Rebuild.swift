@@ -14,9 +14,9 @@ extension Inspect {
     /// ``StoreAccess/openWritable(_:create:)``).
     ///
     /// Custom projections the store records but this process does not register cannot be
-    /// rebuilt here. Their data is left to the application: the open that preceded this rebuild
-    /// marked them stale (``EventStore/ProjectionRecord/isStale``), and the application's next
-    /// open rebuilds them.
+    /// rebuilt here. Their data is left to the application: the rebuild's last commit marks them
+    /// stale (``EventStore/ProjectionRecord/isStale``), and the application's next open rebuilds
+    /// them.
     package static func rebuild(store: Store, progress: (@Sendable (Store.Progress) -> Void)? = nil) async throws
         -> Rebuild
     {

@@ -104,7 +104,11 @@ package enum Inspect {
                     ]))
             }
         case .table:
-            let items = stats.items.values.reduce(0, +)
+            // Saturating: the counters are read from the store, and damaged ones must not trap here.
+            let items = stats.items.values.reduce(0) { sum, count in
+                let (total, overflow) = sum.addingReportingOverflow(count)
+                return overflow ? .max : total
+            }
             let perCollection = stats.items.keys.sorted().map { "\($0) \(stats.items[$0]!)" }.joined(separator: ", ")
             let percent = stats.mapSize > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapSize) : 0
             var summary = Table(columns: ["", ""])

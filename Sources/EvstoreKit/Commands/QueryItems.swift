@@ -141,9 +141,7 @@ package enum DeclareIndex {
         let store = try StoreAccess.openWritable(path, indexes: [index])
         defer { store.close() }
         guard store.configuration.indexes.contains(index) else {
-            throw ToolError(
-                "\(path) records no configuration yet (it was made by an older version): open it with the application once, then declare the index"
-            )
+            throw ToolError("\(path): the index \(index.name) could not be declared")
         }
         output.line("index \(index.name) is declared (\(try store.count(in: index.collection)) items)")
     }

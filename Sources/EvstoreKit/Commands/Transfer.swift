@@ -37,6 +37,8 @@ package enum Transfer {
         package var number: Int
         /// The change or the event.
         package var content: Content
+        /// The line's length in bytes: what sizes the import's batches.
+        package var bytes = 0
     }
 
     /// Parses JSON Lines; blank lines are skipped.
@@ -52,7 +54,7 @@ package enum Transfer {
             let bytes = Array(raw)
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             do {
-                lines.append(ImportLine(number: number, content: try parse(bytes)))
+                lines.append(ImportLine(number: number, content: try parse(bytes), bytes: bytes.count))
             } catch let error as ToolError {
                 throw ToolError("line \(number): \(error.message)")
             } catch let error as JSONSyntaxError {
@@ -96,15 +98,25 @@ package enum Transfer {
     }
 
     /// Checks every line — a bad one fails the import before anything is written — then appends
-    /// in atomic batches of `batchSize` lines with bulk durability, and flushes once at the end.
+    /// in atomic batches of at most `batchSize` lines (and of at most half the store's
+    /// ``EventStore/Store/Configuration/maxBatchBytes``, so that large events import too) with
+    /// bulk durability, and flushes once at the end.
+    ///
+    /// The check is what the writes would refuse: a change or event that is not valid, an event
+    /// whose id the log or an earlier line holds with other content, an event its collection's
+    /// schema cannot read. So only a storage failure (a full disk) can stop an import part-way.
     ///
     /// - Throws: ``ToolError`` naming the first invalid line (nothing is written then), or the
     ///   storage error that stopped the import (the batches before it stay written).
     package static func importLines(_ lines: [ImportLine], into store: Store, batchSize: Int = 1000) throws
         -> ImportResult
     {
-        for start in stride(from: 0, to: lines.count, by: batchSize) {
-            let batch = lines[start..<min(start + batchSize, lines.count)]
+        let batches = self.batches(of: lines, count: batchSize, bytes: store.configuration.maxBatchBytes / 2)
+        // The first line of each event id, and its content: a later line under the same id must
+        // hold the same event (a duplicate), as the log's events must.
+        var firstLine: [EventID: (number: Int, digest: EventDigest)] = [:]
+        for range in batches {
+            let batch = lines[range]
             do {
                 try check(batch, store)
             } catch {
@@ -120,14 +132,27 @@ package enum Transfer {
                     "lines \(batch.first!.number)…\(batch.last!.number): \(ToolError.describe(error)); nothing was imported"
                 )
             }
+            for line in batch {
+                guard case .event(let event) = line.content else { continue }
+                let digest = event.digest
+                if let first = firstLine[event.id] {
+                    guard first.digest == digest else {
+                        throw ToolError(
+                            "line \(line.number): event \(event.id) is also on line \(first.number), with other "
+                                + "content; nothing was imported")
+                    }
+                } else {
+                    firstLine[event.id] = (line.number, digest)
+                }
+            }
         }
         var result = ImportResult()
         let bar = ProgressBar("import", unit: "lines")
         let previous = store.configuration.durability
         try store.setDurability(.bulk)
         defer { try? store.setDurability(previous) }
-        for start in stride(from: 0, to: lines.count, by: batchSize) {
-            let batch = Array(lines[start..<min(start + batchSize, lines.count)])
+        for range in batches {
+            let batch = Array(lines[range])
             let outcome = try store.write { writer -> ImportResult in
                 var outcome = ImportResult()
                 for line in batch {
@@ -147,12 +172,31 @@ package enum Transfer {
             result.changes += outcome.changes
             result.events += outcome.events
             result.duplicates += outcome.duplicates
-            bar.update(UInt64(start + batch.count), of: UInt64(lines.count))
+            bar.update(UInt64(range.upperBound), of: UInt64(lines.count))
         }
         bar.finish()
         try store.setDurability(previous)
         try store.sync()
         return result
+    }
+
+    /// The import's batches: runs of at most `count` lines and, unless one line alone is larger,
+    /// `bytes` bytes of JSON (about what the lines take in the store, which encodes them
+    /// smaller).
+    static func batches(of lines: [ImportLine], count: Int, bytes: Int) -> [Range<Int>] {
+        var batches: [Range<Int>] = []
+        var start = 0
+        var size = 0
+        for (index, line) in lines.enumerated() {
+            if index > start && (index - start >= count || size + line.bytes > bytes) {
+                batches.append(start..<index)
+                start = index
+                size = 0
+            }
+            size += line.bytes
+        }
+        if start < lines.count { batches.append(start..<lines.count) }
+        return batches
     }
 
     private static func check(_ lines: ArraySlice<ImportLine>, _ store: Store) throws {

@@ -107,6 +107,23 @@ struct CustomProjectionTests {
         }
     }
 
+    /// A read-only open (an app extension, before the updated app opened the store) that
+    /// registers a projection the store has no databases of yet says so, not "not a store".
+    @Test func aReadOnlyOpenWithAProjectionTheStoreLacksSaysWhich() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try Store.open(at: path).close()
+        var configuration = Store.Configuration()
+        configuration.readOnly = true
+        configuration.projections = [TagCounts()]
+        let error = try #require(throws: EventStoreError.self) {
+            try Store.open(at: path, configuration: configuration)
+        }
+        #expect(error.code == .configurationMismatch, "\(error)")
+        #expect(error.message.contains("tag-counts"), "\(error)")
+    }
+
     @Test func aNewVersionIsRebuiltAtOpenAndTheSameVersionIsNot() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -185,12 +185,37 @@ extension Store {
         return try writeBlocking(eventCount: events.count) { writer in try writer.ingestAll(checked: checked) }
     }
 
-    /// Checks received events as ``ingest(_:)-([Event])`` would (names, fields, sizes, clock
-    /// skew), without writing anything.
+    /// Checks received events as ``ingest(_:)-([Event])`` would, against the log as it is now,
+    /// without writing anything: names, fields and sizes; an id the log or the batch already
+    /// holds with other content (``EventStoreError/Code/eventConflict``; with the same content it
+    /// is a duplicate, which ingest skips); for a new event, its clock skew and its reading by the
+    /// declared schemas (upcasters).
+    ///
+    /// ```swift
+    /// try store.validate(received)      // throws for the first event ingest would refuse
+    /// let result = try await store.ingest(received)
+    /// ```
     public func validate(_ events: [Event]) throws {
-        _ = try checkBatch(events)
+        let checked = try checkBatch(events)
         let clock = self.clock.withLock { $0 }
-        for event in events { try clock.validate(event.hlc) }
+        let schemas = configuration.schemaRegistry
+        var first: [EventID: Int] = [:]
+        try read { reader in
+            for (index, event) in checked.enumerated() {
+                let id = event.event.id
+                if let earlier = first[id] {
+                    try event.checkSameContent(as: checked[earlier].encoded)
+                    continue
+                }
+                first[id] = index
+                if let held = try reader.event(id: id) {
+                    try event.checkSameContent(as: held.encoded())
+                    continue
+                }
+                try clock.validate(event.event.hlc)
+                _ = try schemas.interpret(event.event)
+            }
+        }
     }
 
     /// Checks received events for ingestion (names, fields, sizes; the clock skew is checked in

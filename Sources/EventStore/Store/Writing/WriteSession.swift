@@ -226,6 +226,7 @@ final class WriteSession {
             try Meta.setUInt64(tx, meta, Meta.originSequence, state.originSequence)
         }
         try projections.checkpoint(through: state.head, tx: tx)
+        try store.markUnregisteredProjectionsStale(tx)
         let clock = state.clock
         store.clock.withLock { $0 = clock }
     }

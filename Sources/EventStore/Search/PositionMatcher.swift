@@ -22,17 +22,22 @@ struct PositionMatcher {
     mutating func matches(
         _ phrase: [QueryText.PhraseToken], positions: (_ term: Int) -> UnsafeRawBufferPointer
     ) throws -> Bool {
-        try matches(phrase) { [positions($0)] }
+        for (slot, token) in phrase.enumerated() {
+            let bytes = positions(token.term)
+            if bytes.isEmpty { return true }
+            try decode(slot, bytes)
+        }
+        return QueryText.phraseMatches(phrase, positions: decoded.prefix(phrase.count))
     }
 
     /// Whether the candidate holds the phrase, where a query term may stand for several index
     /// terms (a prefix's expansions, close terms): `positions(term)` gives the positions of each
     /// one the candidate holds, which the phrase may use alike.
     mutating func matches(
-        _ phrase: [QueryText.PhraseToken], positionsOfEach positions: (_ term: Int) -> [UnsafeRawBufferPointer]
+        _ phrase: [QueryText.PhraseToken], positionsOfEach positions: (_ term: Int) throws -> [UnsafeRawBufferPointer]
     ) throws -> Bool {
         for (slot, token) in phrase.enumerated() {
-            let lists = positions(token.term).filter { !$0.isEmpty }
+            let lists = try positions(token.term).filter { !$0.isEmpty }
             guard let first = lists.first else { return true }
             try decode(slot, first)
             guard lists.count > 1 else { continue }

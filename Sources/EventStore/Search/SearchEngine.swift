@@ -274,17 +274,15 @@ struct SearchEngine {
         let driver = groups[0]
         // A phrase's query term that stands for several index terms (a prefix's expansions,
         // close terms) may use any of them the candidate holds, not only the best-scoring one:
-        // per such group, per candidate, the positions of each.
+        // their positions are read for a candidate whose best terms do not make the phrase.
         let phraseTerms = Set(text.phrases.joined().map(\.term))
-        func collectsAll(_ group: Group) -> Bool { group.terms.count > 1 && phraseTerms.contains(group.position) }
-        var allPositions: [Int: [[UnsafeRawBufferPointer]]] = [:]
-        var driverPositions: [UInt32: [UnsafeRawBufferPointer]] = [:]
+        var alternatives = AlternativePositions()
+        for group in groups where group.terms.count > 1 && phraseTerms.contains(group.position) {
+            alternatives.add(group: group.position, terms: group.terms)
+        }
         var runs: [Run] = []
         for (term, (lists, edits)) in zip(driver.terms, driver.edits).enumerated() {
             let postings = try index.livePostings(in: lists)
-            if collectsAll(driver) {
-                for posting in postings { driverPositions[posting.docID, default: []].append(posting.positions) }
-            }
             let weight = idf(postings.count)
             runs.append(
                 Run(
@@ -299,11 +297,9 @@ struct SearchEngine {
         var ids = union.ids
         var contributions = [[Match]](repeating: [], count: groups.count)
         contributions[driver.position] = union.matches
-        if collectsAll(driver) { allPositions[driver.position] = ids.map { driverPositions[$0] ?? [] } }
         // Every other group must match too: walk its postings alongside the candidates.
         for group in groups.dropFirst() where !ids.isEmpty {
             var best = [Match](repeating: .none, count: ids.count)
-            var each = [[UnsafeRawBufferPointer]](repeating: [], count: collectsAll(group) ? ids.count : 0)
             for (term, edits) in zip(group.terms, group.edits) {
                 var matches: [(candidate: Int, posting: Posting)] = []
                 var position = 0
@@ -317,7 +313,6 @@ struct SearchEngine {
                         edits: edits, score: group.scored ? score(found.posting, idf: weight) : 0,
                         positions: found.posting.positions)
                     if match.isBetter(than: best[found.candidate]) { best[found.candidate] = match }
-                    if !each.isEmpty { each[found.candidate].append(found.posting.positions) }
                 }
             }
             let kept = ids.indices.filter { best[$0].edits != .max }
@@ -325,18 +320,21 @@ struct SearchEngine {
             for other in contributions.indices where !contributions[other].isEmpty {
                 contributions[other] = kept.map { contributions[other][$0] }
             }
-            for other in allPositions.keys { allPositions[other] = kept.map { allPositions[other]![$0] } }
             contributions[group.position] = kept.map { best[$0] }
-            if !each.isEmpty { allPositions[group.position] = kept.map { each[$0] } }
         }
         if !text.phrases.isEmpty {
             var matcher = PositionMatcher()
             let kept = try ids.indices.filter { candidate in
                 try text.phrases.allSatisfy { phrase in
-                    try matcher.matches(
+                    if try matcher.matches(phrase, positions: { contributions[$0][candidate].positions }) {
+                        return true
+                    }
+                    guard phrase.contains(where: { alternatives.has(group: $0.term) }) else { return false }
+                    return try matcher.matches(
                         phrase,
                         positionsOfEach: { term in
-                            allPositions[term]?[candidate] ?? [contributions[term][candidate].positions]
+                            try alternatives.positions(group: term, ids[candidate])
+                                ?? [contributions[term][candidate].positions]
                         })
                 }
             }

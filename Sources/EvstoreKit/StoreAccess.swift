@@ -38,12 +38,28 @@ package enum StoreAccess {
     package static func openWritable(_ path: String, create: Bool = false, indexes: [IndexDefinition] = []) throws
         -> Store
     {
-        try open(path, readOnly: false, create: create, indexes: indexes)
+        // A store that records no configuration is refused before a writable open could upgrade
+        // its format or rebuild it with the default search fields (see ``open(_:readOnly:create:indexes:)``).
+        if FileManager.default.fileExists(atPath: path + "/data.mdb"),
+            let probe = try? open(path, readOnly: true, quietly: true)
+        {
+            let recorded = (try? probe.read { try $0.configurationRecord() }) != nil
+            probe.close()
+            if !recorded { throw noRecord(path) }
+        }
+        return try open(path, readOnly: false, create: create, indexes: indexes)
     }
 
-    static func open(_ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = []) throws
-        -> Store
-    {
+    /// The refusal of a writable open of a store that records no configuration.
+    private static func noRecord(_ path: String) -> ToolError {
+        ToolError(
+            "\(path) records no configuration yet (it was made by an older version), so evstore cannot know its "
+                + "search fields: open it with the application once (which records them), then run this again")
+    }
+
+    static func open(
+        _ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = [], quietly: Bool = false
+    ) throws -> Store {
         // Checked before anything is opened, so that no lock file is ever left where there is no
         // store, and each failure says which one it is.
         switch PathState(path) {
@@ -76,11 +92,9 @@ package enum StoreAccess {
                     // Writing now would index with the default search fields, and the
                     // application's next open would record its own fields over that index.
                     store.close()
-                    throw ToolError(
-                        "\(path) records no configuration yet (it was made by an older version), so evstore cannot "
-                            + "know its search fields: open it with the application once (which records them), then "
-                            + "run this again")
+                    throw noRecord(path)
                 }
+                guard !quietly else { return store }
                 FileHandle.standardError.write(
                     Data(
                         ("evstore: note: \(path) records no configuration (it was made by an older version): the default "

@@ -68,16 +68,20 @@ enum PostgresSchema {
             high_water bigint NOT NULL DEFAULT 0,
             declared_epoch text NOT NULL DEFAULT '',
             declared bigint NOT NULL DEFAULT 0,
+            declared_stamp bigint NOT NULL DEFAULT 0,
             PRIMARY KEY (store, replica)
         )
         """,
         """
         CREATE TABLE IF NOT EXISTS evstore_partition (position integer NOT NULL, count integer NOT NULL)
         """,
-        // Version 3. A declaration stored before has none (0): it disowns nothing.
-        """
-        ALTER TABLE evstore_replicas ADD COLUMN IF NOT EXISTS declared_stamp bigint NOT NULL DEFAULT 0
-        """,
+    ]
+
+    /// What a database of an older layout gets, by the version that added it (run once, when the
+    /// database is upgraded: an `ALTER TABLE` locks the table even when it changes nothing).
+    static let upgrades: [(version: Int32, statement: PostgresQuery)] = [
+        // A declaration stored before has no stamp (0): it disowns nothing.
+        (3, "ALTER TABLE evstore_replicas ADD COLUMN IF NOT EXISTS declared_stamp bigint NOT NULL DEFAULT 0")
     ]
 
     /// Creates the tables when missing, checks the layout version and the database's place in
@@ -110,6 +114,11 @@ enum PostgresSchema {
                 )
             }
             if found != version {
+                if let found {
+                    for upgrade in upgrades where upgrade.version > found {
+                        try await connection.query(upgrade.statement, logger: logger)
+                    }
+                }
                 try await connection.query("INSERT INTO evstore_schema (version) VALUES (\(version))", logger: logger)
                 logger.notice(
                     found == nil ? "PostgreSQL tables created" : "PostgreSQL tables upgraded",

@@ -205,6 +205,32 @@ struct TransferCommandTests {
         }
     }
 
+    /// An event under the store's own replica id that the log does not hold, at a sequence a
+    /// change line before it will take, would meet that change's event: refused before any write.
+    @Test("an event at an own id a change line before it takes fails the import before any write")
+    func ownIDTakenByAnEarlierChange() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-transfer") { directory in
+            let fixture = try MixedStore(in: directory)
+            let (replica, next) = try {
+                var configuration = Store.Configuration()
+                configuration.readOnly = true
+                let store = try Store.open(at: fixture.path, configuration: configuration)
+                defer { store.close() }
+                return (store.replicaID, try store.originSequence() + 1)
+            }()
+            let before = try await EvstoreProcess.run(["export", fixture.path])
+            let event = Self.exported(extra: "", idExtra: "")
+                .replacingOccurrences(of: "0123456789abcdef0123456789abcdef", with: replica.description)
+                .replacingOccurrences(of: #""seq":1}"#, with: #""seq":\#(next)}"#)
+            let text = [Self.good1, event].joined(separator: "\n") + "\n"
+            let result = try await EvstoreProcess.run(["import", fixture.path, "-"], stdin: Data(text.utf8))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("line 2") && result.stderr.contains("own replica id"), "\(result)")
+            let after = try await EvstoreProcess.run(["export", fixture.path])
+            #expect(after.stdout == before.stdout)
+        }
+    }
+
     /// Batches are bounded by bytes as well as lines, so large events import as they export.
     @Test("export | import of large events")
     func largeEvents() async throws {

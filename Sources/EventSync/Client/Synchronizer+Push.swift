@@ -75,8 +75,11 @@ extension Synchronizer {
     private func push(_ events: [Event], own: Set<ReplicaID>, check: ContinuityCheck?) async throws -> PushResponse {
         let origin = events[0].id.origin
         let relay = !own.contains(origin)
+        // The floor is read before the sequence: a write between the two is then past both.
+        let floor = store.stampFloor()
         let request = PushRequest(
-            replica: origin, events: events, relay: relay, through: relay ? nil : try store.lastSequence(of: origin))
+            replica: origin, events: events, relay: relay, through: relay ? nil : try store.lastSequence(of: origin),
+            clock: relay ? nil : floor)
         return try await transport.push(request, check: check)
     }
 

@@ -55,13 +55,20 @@ extension RemoteInfo {
 
 extension PushRequest {
     /// The keys of a push body.
-    static let keys: Set<String> = ["events", "relay", "replica", "through"]
+    static let keys: Set<String> = ["clock", "events", "relay", "replica", "through"]
 
     /// The JSON body of `POST /v1/stores/{store}/events`.
     public func jsonBytes() -> [UInt8] {
         var out = JSONOut()
         out.bytes.reserveCapacity(events.count * 200 + 64)
-        out.raw("{\"events\":[")
+        out.raw("{")
+        if let clock {
+            // A 64-bit stamp, as a decimal string (as events' `hlc`): JSON numbers lose precision.
+            out.raw("\"clock\":")
+            out.string(String(clock.rawValue))
+            out.raw(",")
+        }
+        out.raw("\"events\":[")
         for (index, event) in events.enumerated() {
             if index > 0 { out.raw(",") }
             event.writeJSON(into: &out.bytes)
@@ -89,7 +96,8 @@ extension PushRequest {
         if let unknown = object.members.keys.filter({ !PushRequest.keys.contains($0) }).min() {
             throw SyncError(
                 .malformedBody,
-                "push body: unknown key \(unknown.debugDescription) (a push body has events, relay, replica, through)")
+                "push body: unknown key \(unknown.debugDescription) (a push body has clock, events, relay, replica, through)"
+            )
         }
         guard case .array(let values)? = object.members["events"] else {
             throw SyncError(.malformedBody, "push body: \"events\" must be an array of events")
@@ -127,7 +135,16 @@ extension PushRequest {
             }
             through = UInt64(number)
         }
-        self.init(replica: replica, events: events, relay: relay, through: through)
+        var clock: HLCTimestamp?
+        if let value = object.members["clock"] {
+            guard case .string(let text) = value, !text.isEmpty,
+                text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let raw = UInt64(text)
+            else {
+                throw SyncError(.malformedBody, "push body: \"clock\" must be a stamp in decimal digits (a string)")
+            }
+            clock = HLCTimestamp(rawValue: raw)
+        }
+        self.init(replica: replica, events: events, relay: relay, through: through, clock: clock)
     }
 }
 

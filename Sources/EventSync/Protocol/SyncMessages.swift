@@ -68,16 +68,24 @@ public struct PushRequest: Sendable, Hashable {
     public var relay: Bool
     /// For a replica's own push: the highest origin sequence of ``replica`` the pusher holds.
     /// The server remembers it for the current epoch, with the greatest stamp of the push's
-    /// events; a relay of an event of ``replica`` above it, stamped no later than that, is then
-    /// an event its owner no longer has (``SyncError/Code/orphanedEvent``).
+    /// events and ``clock``; a relay of an event of ``replica`` above it, stamped no later than
+    /// that, is then an event its owner no longer has (``SyncError/Code/orphanedEvent``).
     public var through: UInt64?
+    /// With ``through``: a stamp below every stamp the pusher gives its events from now on
+    /// (``EventStore/Store/stampFloor()``), so that the server can tell an event the owner wrote
+    /// before this push (and no longer holds) from one it writes after (and will push). The
+    /// server takes it no further than its own clock plus the skew bound.
+    public var clock: HLCTimestamp?
 
     /// Creates a push.
-    public init(replica: ReplicaID, events: [Event], relay: Bool = false, through: UInt64? = nil) {
+    public init(
+        replica: ReplicaID, events: [Event], relay: Bool = false, through: UInt64? = nil, clock: HLCTimestamp? = nil
+    ) {
         self.replica = replica
         self.events = events
         self.relay = relay
         self.through = through
+        self.clock = clock
     }
 }
 

@@ -67,25 +67,36 @@ final class LMDBSyncStorage: SyncStorage {
         }
         if let existing { return existing }
         let path = storePath(name)
-        // Names are matched exactly, as the data directory lists them: on a file system that
-        // ignores case, "Notes" would otherwise open the directory of "notes".
-        let files = FileManager.default
-        let entries = (try? files.contentsOfDirectory(atPath: dataDirectory)) ?? []
-        let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
-        guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-        if !exists, let twin = entries.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
-            throw SyncError(
-                .invalidStoreName,
-                "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store names "
-                    + "must differ by more than case")
-        }
         var storeConfiguration = configuration.storeConfiguration
         storeConfiguration.readOnly = false
         if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {
             storeConfiguration.projections.append(LogDigestProjection())
         }
-        let store = try opening.withLock { _ in
-            try LMDBSyncStorage.open(name, at: path, creating: !exists, storeConfiguration)
+        // Under the opening lock, so that two first pushes of names that differ by case cannot
+        // both pass the check.
+        let (store, exists) = try opening.withLock { _ -> (Store, Bool) in
+            // Names are matched exactly, as the data directory lists them: on a file system that
+            // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
+            // fails is an error, never "no such store" (which could create one over it).
+            let files = FileManager.default
+            let entries: [String]
+            do {
+                entries = try files.contentsOfDirectory(atPath: dataDirectory)
+            } catch {
+                throw SyncError(.internalError, "cannot list the data directory \(dataDirectory)", cause: error)
+            }
+            let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
+            guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+            if !exists {
+                let taken = entries + state.withLock { Array($0.stores.keys) }
+                if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                    throw SyncError(
+                        .invalidStoreName,
+                        "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                            + "names must differ by more than case")
+                }
+            }
+            return (try LMDBSyncStorage.open(name, at: path, creating: !exists, storeConfiguration), exists)
         }
         if !exists { configuration.logger.notice("store created", metadata: ["store": "\(name)", "path": "\(path)"]) }
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)

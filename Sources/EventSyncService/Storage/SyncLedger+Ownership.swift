@@ -19,11 +19,23 @@ extension SyncLedger {
     ///   (the relaying store adopts it). A relayed event stamped after the owner's last declaring
     ///   push may be one the owner wrote since and will push: it waits, as any other relay of an
     ///   owned replica.
-    mutating func claim(_ request: PushRequest, credential: SyncCredential) throws {
+    ///
+    /// `clockBound` is the most a push's ``EventSync/PushRequest/clock`` counts for: the
+    /// server's time plus its skew bound, as for the events' stamps.
+    mutating func claim(_ request: PushRequest, credential: SyncCredential, clockBound: HLCTimestamp) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
         if try isHostReplica(request.replica) {
-            // The served store's own id: what it holds is acknowledged, nothing new is taken.
+            // The served store's own id: what it holds is acknowledged, nothing new is taken. It
+            // holds every event of its own, so a relayed one it lacks was lost (a restore): the
+            // relaying store keeps the write under an id of its own.
             for event in request.events where try !holds(event.id) {
+                if request.relay {
+                    throw SyncError(
+                        .orphanedEvent,
+                        "event \(event.id): replica \(request.replica) is the served store's own, and the store does "
+                            + "not hold this event (it lost it, or never wrote it); keep the write under an id of your own",
+                        eventID: event.id)
+                }
                 throw SyncError(
                     .replicaNotOwned,
                     "replica \(request.replica) is the served store's own: only that store writes under it",
@@ -36,8 +48,10 @@ extension SyncLedger {
             guard !request.relay else { return }
             if owner == nil { try setOwner(credential.id, of: request.replica) }
             if let through = request.through {
-                // The events' greatest stamp: the owner's clock had passed it when it pushed.
-                let stamped = request.events.reduce(0) { max($0, $1.hlc.rawValue) }
+                // The events' greatest stamp and the owner's declared clock (no further than the
+                // server's): the owner gives every later event a greater stamp.
+                let declared = min(request.clock ?? .zero, clockBound).rawValue
+                let stamped = request.events.reduce(declared) { max($0, $1.hlc.rawValue) }
                 let previous = try currentDeclaration(of: request.replica)
                 try setDeclaration(
                     ReplicaDeclaration(

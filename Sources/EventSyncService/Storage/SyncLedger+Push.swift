@@ -15,7 +15,9 @@ extension SyncLedger {
             try setEpoch(epoch)
             rotated = epoch
         }
-        try claim(push.request, credential: push.credential)
+        try claim(
+            push.request, credential: push.credential,
+            clockBound: HLCTimestamp(physical: push.serverTime &+ push.maxClockSkewMilliseconds, logical: 0))
         var accepted = 0
         var duplicates = 0
         var highWaters: [ReplicaID: UInt64] = [:]

@@ -199,6 +199,44 @@ struct ReplicaIdentityTests {
         #expect(try StoreSnapshot(owner) == StoreSnapshot(server))
     }
 
+    @Test("an owner's declared clock disowns the events stamped before it, counted no further than the server's clock")
+    func aDeclaredClockDisownsOnlyEarlierEvents() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let owner = try cluster.addReplica()
+        let first = try await owner.put("notes", id: "n1", fields: ["title": "one"])
+        let alice = cluster.transport(credential: Self.alice)
+        let mallory = cluster.transport(credential: Self.mallory)
+        func relay(_ event: Event) async throws -> PushResponse {
+            try await mallory.push(PushRequest(replica: owner.replicaID, events: [event], relay: true), check: nil)
+        }
+        // A write the owner made and lost (a restored device), then a push that declares it holds
+        // nothing past its first event, with a clock past the lost write's stamp.
+        var lost = first
+        lost.id.sequence = 2
+        lost.hlc = HLCTimestamp(rawValue: first.hlc.rawValue + 10)
+        lost.fields = ["title": "lost"]
+        let floor = HLCTimestamp(rawValue: first.hlc.rawValue + 1_000)
+        _ = try await alice.push(
+            PushRequest(replica: owner.replicaID, events: [first], through: 1, clock: floor), check: nil)
+        await expectSyncError(.orphanedEvent) { try await relay(lost) }
+        // Stamped after the declared clock, it may be a later write of the owner: it waits.
+        var later = lost
+        later.hlc = HLCTimestamp(rawValue: floor.rawValue + 1)
+        await expectSyncError(.replicaNotOwned) { try await relay(later) }
+        // A clock declared far ahead counts no further than the server's clock and skew bound.
+        let far = HLCTimestamp(physical: cluster.serverClock.now + 3_600_000, logical: 0)
+        _ = try await alice.push(
+            PushRequest(replica: owner.replicaID, events: [first], through: 1, clock: far), check: nil)
+        var ahead = lost
+        ahead.hlc = HLCTimestamp(physical: cluster.serverClock.now + 120_000, logical: 0)
+        await expectSyncError(.replicaNotOwned) { try await relay(ahead) }
+        #expect(try await cluster.serverStore().head() == 1)
+        // The declared clock travels in the JSON body too.
+        let request = PushRequest(replica: owner.replicaID, events: [first], through: 1, clock: floor)
+        #expect(try PushRequest(json: request.jsonBytes()) == request)
+    }
+
     @Test("an id claimed before its replica pushed: the replica moves to a new id and loses nothing")
     func aSquattedReplicaIDMovesOn() async throws {
         let cluster = try SyncCluster()

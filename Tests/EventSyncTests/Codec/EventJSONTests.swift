@@ -170,6 +170,18 @@ struct EventJSONTests {
                 text.replacingOccurrences(of: #""rank":3"#, with: #""rank":36893488147419103232"#),
                 "push body is not valid JSON: integer 36893488147419103232 does not fit in 64 bits at events[0].fields.rank"
             ),
+            (
+                text.replacingOccurrences(of: #"{"events":"#, with: #"{"clock":"18446744073709551616","events":"#),
+                #"push body: "clock" must be a stamp"#
+            ),
+            (
+                text.replacingOccurrences(of: #"{"events":"#, with: #"{"clock":7,"events":"#),
+                #"push body: "clock" must be a stamp"#
+            ),
+            (
+                text.replacingOccurrences(of: #"{"events":"#, with: #"{"clock":"+7","events":"#),
+                #"push body: "clock" must be a stamp"#
+            ),
         ]
         for (bad, detail) in cases {
             #expect(bad != text)

@@ -39,13 +39,10 @@ package enum StoreAccess {
         -> Store
     {
         // A store that records no configuration is refused before a writable open could upgrade
-        // its format or rebuild it with the default search fields (see ``open(_:readOnly:create:indexes:)``).
-        if FileManager.default.fileExists(atPath: path + "/data.mdb"),
-            let probe = try? open(path, readOnly: true, quietly: true)
-        {
-            let recorded = (try? probe.read { try $0.configurationRecord() }) != nil
-            probe.close()
-            if !recorded { throw noRecord(path) }
+        // its format or rebuild it with the default search fields (its metadata is read without
+        // opening it as a store).
+        if FileManager.default.fileExists(atPath: path + "/data.mdb"), Store.recordsConfiguration(at: path) == false {
+            throw noRecord(path)
         }
         return try open(path, readOnly: false, create: create, indexes: indexes)
     }
@@ -57,9 +54,9 @@ package enum StoreAccess {
                 + "search fields: open it with the application once (which records them), then run this again")
     }
 
-    static func open(
-        _ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = [], quietly: Bool = false
-    ) throws -> Store {
+    static func open(_ path: String, readOnly: Bool, create: Bool = false, indexes: [IndexDefinition] = []) throws
+        -> Store
+    {
         // Checked before anything is opened, so that no lock file is ever left where there is no
         // store, and each failure says which one it is.
         switch PathState(path) {
@@ -94,7 +91,6 @@ package enum StoreAccess {
                     store.close()
                     throw noRecord(path)
                 }
-                guard !quietly else { return store }
                 FileHandle.standardError.write(
                     Data(
                         ("evstore: note: \(path) records no configuration (it was made by an older version): the default "

@@ -40,28 +40,21 @@ extension Store {
         }
     }
 
-    /// A stamp below every stamp this store gives its events from now on: the greater of the
-    /// clock's last stamp and the present millisecond, less one. A sync push declares it
-    /// (``EventSync/PushRequest/clock``), so that the server can tell the store's writes made
-    /// before the push from those made after.
-    public func stampFloor() -> HLCTimestamp {
-        let (last, now) = clock.withLock { ($0.last, configuration.physicalClock()) }
-        let floor = max(last.rawValue, HLCTimestamp(physical: now, logical: 0).rawValue)
-        return HLCTimestamp(rawValue: floor == 0 ? 0 : floor - 1)
-    }
-
     /// The highest origin sequence of `origin`'s events in the log (0 for none).
     public func lastSequence(of origin: ReplicaID) throws -> UInt64 {
-        try environment.read { tx in
-            try tx.withCursor(on: schema.eventIDs) { cursor in
-                let prefix = Array(Keys.eventID(EventID(origin: origin, sequence: 0)).prefix(16))
-                let entry =
-                    try cursor.seek(atLeast: Keys.eventID(EventID(origin: origin, sequence: .max))) != nil
-                    ? try cursor.previous() : try cursor.last()
-                guard let key = entry?.key, key.count == 24, key.starts(with: prefix) else { return 0 }
-                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
-                return try reader.readUInt64()
-            }
+        try environment.read { tx in try Store.lastSequence(of: origin, in: tx, schema: schema) }
+    }
+
+    /// ``lastSequence(of:)`` in `tx`.
+    static func lastSequence(of origin: ReplicaID, in tx: ReadTransaction, schema: Schema) throws -> UInt64 {
+        try tx.withCursor(on: schema.eventIDs) { cursor in
+            let prefix = Array(Keys.eventID(EventID(origin: origin, sequence: 0)).prefix(16))
+            let entry =
+                try cursor.seek(atLeast: Keys.eventID(EventID(origin: origin, sequence: .max))) != nil
+                ? try cursor.previous() : try cursor.last()
+            guard let key = entry?.key, key.count == 24, key.starts(with: prefix) else { return 0 }
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: key[16...]))
+            return try reader.readUInt64()
         }
     }
 

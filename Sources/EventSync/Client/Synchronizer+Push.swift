@@ -75,11 +75,10 @@ extension Synchronizer {
     private func push(_ events: [Event], own: Set<ReplicaID>, check: ContinuityCheck?) async throws -> PushResponse {
         let origin = events[0].id.origin
         let relay = !own.contains(origin)
-        // The floor is read before the sequence: a write between the two is then past both.
-        let floor = store.stampFloor()
+        // Declared in one writer turn: no write of the store is half done while it is read.
+        let declared = relay ? nil : try await store.write { try $0.syncDeclaration(of: origin) }
         let request = PushRequest(
-            replica: origin, events: events, relay: relay, through: relay ? nil : try store.lastSequence(of: origin),
-            clock: relay ? nil : floor)
+            replica: origin, events: events, relay: relay, through: declared?.through, clock: declared?.clock)
         return try await transport.push(request, check: check)
     }
 

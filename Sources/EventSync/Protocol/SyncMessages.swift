@@ -71,10 +71,11 @@ public struct PushRequest: Sendable, Hashable {
     /// events and ``clock``; a relay of an event of ``replica`` above it, stamped no later than
     /// that, is then an event its owner no longer has (``SyncError/Code/orphanedEvent``).
     public var through: UInt64?
-    /// With ``through``: a stamp below every stamp the pusher gives its events from now on
-    /// (``EventStore/Store/stampFloor()``), so that the server can tell an event the owner wrote
-    /// before this push (and no longer holds) from one it writes after (and will push). The
-    /// server takes it no further than its own clock plus the skew bound.
+    /// With ``through``: a stamp below every stamp the pusher gives its events after this push
+    /// (its clock, raised to the present and saved, read with ``through`` in one writer turn),
+    /// so that the server can tell an event the owner wrote before this push (and no longer
+    /// holds) from one it writes after (and will push). The server takes it no further than its
+    /// own clock plus the skew bound.
     public var clock: HLCTimestamp?
 
     /// Creates a push.

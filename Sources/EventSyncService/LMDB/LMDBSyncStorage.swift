@@ -211,7 +211,7 @@ final class LMDBSyncStorage: SyncStorage {
         let served = try await served(name, create: create)
         let chained = served.chained
         // A store an app serves writes under its own ids: no peer may push new events under them.
-        let host = served.owned ? [] : Set(try served.store.ownReplicaIDs())
+        let host = served.owned ? [] : try served.store.ownReplicaIDs()
         return try await served.store.write { writer in
             var ledger = StoreWriterLedger(writer: writer, chained: chained, hostReplicas: host)
             return try ledger.apply(push)

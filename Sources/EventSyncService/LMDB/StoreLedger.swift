@@ -70,18 +70,21 @@ struct StoreLedger: SyncLedgerReading {
 struct StoreWriterLedger: SyncLedger {
     let writer: StoreWriter
     let chained: Bool
-    /// The replica ids of a store an app serves (its own writes); empty for a store the service
-    /// opened.
-    let hostReplicas: Set<ReplicaID>
+    /// The replica ids of a store an app serves (its own writes), the current one first; empty
+    /// for a store the service opened.
+    let hostReplicas: [ReplicaID]
     private var reading: StoreLedger { StoreLedger(reader: writer, chained: chained) }
 
-    init(writer: StoreWriter, chained: Bool, hostReplicas: Set<ReplicaID> = []) {
+    init(writer: StoreWriter, chained: Bool, hostReplicas: [ReplicaID] = []) {
         self.writer = writer
         self.chained = chained
         self.hostReplicas = hostReplicas
     }
 
-    func isHostReplica(_ replica: ReplicaID) throws -> Bool { hostReplicas.contains(replica) }
+    func hostReplica(_ replica: ReplicaID) throws -> HostReplica {
+        guard let index = hostReplicas.firstIndex(of: replica) else { return .none }
+        return index == 0 ? .current : .retired
+    }
 
     func epoch() throws -> String { try reading.epoch() }
     func head() throws -> UInt64 { try reading.head() }

@@ -24,12 +24,14 @@ extension SyncLedger {
     /// server's time plus its skew bound, as for the events' stamps.
     mutating func claim(_ request: PushRequest, credential: SyncCredential, clockBound: HLCTimestamp) throws {
         guard !credential.isOperator, !request.events.isEmpty else { return }
-        if try isHostReplica(request.replica) {
+        let host = try hostReplica(request.replica)
+        if host != .none {
             // The served store's own id: what it holds is acknowledged, nothing new is taken. It
-            // holds every event of its own, so a relayed one it lacks was lost (a restore): the
-            // relaying store keeps the write under an id of its own.
+            // holds every event of its current id, so a relayed one it lacks was lost (a
+            // restore): the relaying store keeps the write under an id of its own. (Under a
+            // retired id the event may have moved to the new id: the relay waits.)
             for event in request.events where try !holds(event.id) {
-                if request.relay {
+                if request.relay && host == .current {
                     throw SyncError(
                         .orphanedEvent,
                         "event \(event.id): replica \(request.replica) is the served store's own, and the store does "

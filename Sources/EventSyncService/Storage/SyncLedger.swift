@@ -22,13 +22,24 @@ package protocol SyncLedgerReading {
     /// Whether the log holds an event under `id`.
     func holds(_ id: EventID) throws -> Bool
     /// Whether `replica` is one the store itself writes under (a store an app serves with
-    /// ``SyncService/serve(_:as:)``): no credential may push new events under it.
-    func isHostReplica(_ replica: ReplicaID) throws -> Bool
+    /// ``SyncService/serve(_:as:)``), current or retired: no credential may push new events under
+    /// it.
+    func hostReplica(_ replica: ReplicaID) throws -> HostReplica
+}
+
+/// Whether a replica id is one of the store's own (a store an app serves).
+package enum HostReplica: Sendable {
+    /// Not the store's.
+    case none
+    /// The id the store writes under now: it holds every event of it.
+    case current
+    /// An id the store left (a restamp moved some of its events to a new id).
+    case retired
 }
 
 extension SyncLedgerReading {
     /// A store the service opened itself writes nothing of its own.
-    package func isHostReplica(_ replica: ReplicaID) throws -> Bool { false }
+    package func hostReplica(_ replica: ReplicaID) throws -> HostReplica { .none }
 }
 
 /// ``SyncLedgerReading`` in a write transaction.

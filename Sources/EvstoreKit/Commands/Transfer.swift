@@ -115,10 +115,12 @@ package enum Transfer {
         // The first line of each event id, and its content: a later line under the same id must
         // hold the same event (a duplicate), as the log's events must.
         var firstLine: [EventID: (number: Int, digest: EventDigest)] = [:]
-        // The ids the change lines will take, under this store's replica id, in line order: an
-        // event line under one of them that the log does not hold would meet that change's event.
+        // The ids the change lines will take, under this store's replica id, in line order (an
+        // ingested own event moves the next one past it): an event line under one of them that
+        // the log does not hold would meet that change's event.
         let own = store.replicaID
         var nextOwn = try store.originSequence() + 1
+        var taken: [ClosedRange<UInt64>] = []
         for range in batches {
             let batch = lines[range]
             do {
@@ -138,6 +140,11 @@ package enum Transfer {
             }
             for line in batch {
                 guard case .event(let event) = line.content else {
+                    if let last = taken.last, last.upperBound + 1 == nextOwn {
+                        taken[taken.count - 1] = last.lowerBound...nextOwn
+                    } else {
+                        taken.append(nextOwn...nextOwn)
+                    }
                     nextOwn += 1
                     continue
                 }
@@ -151,12 +158,12 @@ package enum Transfer {
                 } else {
                     firstLine[event.id] = (line.number, digest)
                     if event.id.origin == own, try store.read({ try $0.seq(of: event.id) }) == nil {
-                        guard event.id.sequence >= nextOwn else {
+                        guard !taken.contains(where: { $0.contains(event.id.sequence) }) else {
                             throw ToolError(
                                 "line \(line.number): event \(event.id) is under this store's own replica id, at a sequence "
                                     + "a change line before it takes; nothing was imported")
                         }
-                        nextOwn = event.id.sequence + 1
+                        nextOwn = max(nextOwn, event.id.sequence + 1)
                     }
                 }
             }

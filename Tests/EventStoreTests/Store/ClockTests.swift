@@ -35,6 +35,40 @@ struct ClockTests {
         }
     }
 
+    /// What a sync push declares (``StoreWriter/syncDeclaration(of:)``) stays true: every later
+    /// stamp exceeds the declared clock, after the physical clock steps back and after a restart
+    /// (the raised clock is saved with the declaring commit, which appends nothing).
+    @Test func everyStampAfterASyncDeclarationExceedsItsClock() async throws {
+        let clock = ManualClock(start: CoreFixtures.epoch)
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        let declared: (through: UInt64, clock: HLCTimestamp)
+        do {
+            let store = try Store.open(at: path, configuration: ClockTests.configuration(clock))
+            defer { store.close() }
+            let first = try await store.put("notes", id: "n1", fields: ["a": 1])
+            clock.advance(by: 5_000)
+            declared = try await store.write { try $0.syncDeclaration(of: store.replicaID) }
+            #expect(declared.through == first.id.sequence)
+            #expect(declared.clock >= HLCTimestamp(physical: clock.now, logical: 0))
+            #expect(try store.head() == 1, "the declaration appends nothing")
+        }
+        // The physical clock steps back and the store is reopened: the declaring commit saved
+        // the raised clock, so the next stamp is still above what was declared.
+        clock.advance(by: -30_000)
+        let store = try Store.open(at: path, configuration: ClockTests.configuration(clock))
+        defer { store.close() }
+        let afterRestart = try await store.put("notes", id: "n1", fields: ["a": 2])
+        #expect(afterRestart.hlc > declared.clock)
+        // In one process too: a declaration with the clock behind, then a step further back.
+        let again = try await store.write { try $0.syncDeclaration(of: store.replicaID) }
+        #expect(again.through == 2 && again.clock >= afterRestart.hlc)
+        clock.advance(by: -30_000)
+        let later = try await store.put("notes", id: "n1", fields: ["a": 3])
+        #expect(later.hlc > again.clock)
+    }
+
     @Test func aFrozenClockCountsLogicallyAndCarriesIntoTheNextMillisecond() async throws {
         let clock = ManualClock(start: CoreFixtures.epoch)
         try await withTemporaryStore(configuration: ClockTests.configuration(clock)) { store in

@@ -59,6 +59,16 @@ public final class StoreWriter: StoreReader {
         try session.ingest(try CheckedEvent(event, limit: store.configuration.maxEventBytes), in: writeTransaction)
     }
 
+    /// What a sync push of `origin`'s own events declares to the server, taken in this writer's
+    /// turn so that no write of the store is half done: the highest origin sequence of `origin`
+    /// the log holds (this transaction included) and a stamp that every later event of this store
+    /// exceeds (the clock, raised to the present millisecond and saved with the commit). A
+    /// server tells from it an event the store wrote before the push (and no longer holds: it was
+    /// restored) from one it writes after (see `PushRequest.clock` in EventSync).
+    package func syncDeclaration(of origin: ReplicaID) throws -> (through: UInt64, clock: HLCTimestamp) {
+        try session.declaration(of: origin, in: writeTransaction)
+    }
+
     /// Ingests a batch, collecting what was appended and what was a duplicate.
     ///
     /// - Throws: As ``ingest(_:)``, for the first event that fails; nothing of the batch is then

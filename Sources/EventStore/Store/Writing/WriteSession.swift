@@ -216,11 +216,31 @@ final class WriteSession {
         try checked.checkSameContent(as: held)
     }
 
+    /// What a sync push of `origin`'s own events declares (see ``StoreWriter/syncDeclaration(of:)``):
+    /// the highest origin sequence of `origin` the log holds, this transaction included, and the
+    /// clock raised to the present millisecond (saved by ``finish()``), which every later local
+    /// stamp exceeds.
+    func declaration(of origin: ReplicaID, in tx: ReadTransaction) throws -> (through: UInt64, clock: HLCTimestamp) {
+        let through = try Store.lastSequence(of: origin, in: tx, schema: store.schema)
+        let now = min(store.configuration.physicalClock(), (1 << 48) - 1)
+        state.clock.receive(HLCTimestamp(physical: now, logical: 0))
+        return (through, state.clock.last)
+    }
+
     /// Saves the clock and the origin sequence (each only when it moved) and the projection
     /// checkpoint, when the transaction appended anything; then publishes the clock.
     func finish() throws {
-        guard state.appended > 0 else { return }
         let meta = store.schema.meta
+        guard state.appended > 0 else {
+            // Only a declaration moved the clock: saved and published, so that later stamps stay
+            // above what it declared (after a restart, or a clock that steps back).
+            if state.clock.last.rawValue != stored.hlc {
+                try Meta.setUInt64(tx, meta, Meta.hlc, state.clock.last.rawValue)
+                let clock = state.clock
+                store.clock.withLock { $0 = clock }
+            }
+            return
+        }
         if state.clock.last.rawValue != stored.hlc { try Meta.setUInt64(tx, meta, Meta.hlc, state.clock.last.rawValue) }
         if state.originSequence != stored.originSequence {
             try Meta.setUInt64(tx, meta, Meta.originSequence, state.originSequence)

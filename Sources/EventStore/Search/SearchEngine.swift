@@ -29,7 +29,7 @@ struct SearchEngine {
     }
 
     /// One query term (or tag) and the index terms it matches.
-    private struct Group {
+    struct Group {
         var terms: [IndexReader.TermLists]
         /// Per term: its edits from the query word (0 for the word and its prefix expansions).
         var edits: [Int]
@@ -272,14 +272,6 @@ struct SearchEngine {
         // with a prefix or close terms, a document may hold several and takes its best one.
         // `contributions[g][c]`: what query group `g` gives candidate `c`.
         let driver = groups[0]
-        // A phrase's query term that stands for several index terms (a prefix's expansions,
-        // close terms) may use any of them the candidate holds, not only the best-scoring one:
-        // their positions are read for a candidate whose best terms do not make the phrase.
-        let phraseTerms = Set(text.phrases.joined().map(\.term))
-        var alternatives = AlternativePositions()
-        for group in groups where group.terms.count > 1 && phraseTerms.contains(group.position) {
-            alternatives.add(group: group.position, terms: group.terms)
-        }
         var runs: [Run] = []
         for (term, (lists, edits)) in zip(driver.terms, driver.edits).enumerated() {
             let postings = try index.livePostings(in: lists)
@@ -323,21 +315,7 @@ struct SearchEngine {
             contributions[group.position] = kept.map { best[$0] }
         }
         if !text.phrases.isEmpty {
-            var matcher = PositionMatcher()
-            let kept = try ids.indices.filter { candidate in
-                try text.phrases.allSatisfy { phrase in
-                    if try matcher.matches(phrase, positions: { contributions[$0][candidate].positions }) {
-                        return true
-                    }
-                    guard phrase.contains(where: { alternatives.has(group: $0.term) }) else { return false }
-                    return try matcher.matches(
-                        phrase,
-                        positionsOfEach: { term in
-                            try alternatives.positions(group: term, ids[candidate])
-                                ?? [contributions[term][candidate].positions]
-                        })
-                }
-            }
+            let kept = try holdingPhrases(text, groups: groups, ids: ids, contributions: contributions)
             ids = kept.map { ids[$0] }
             for group in contributions.indices where !contributions[group].isEmpty {
                 contributions[group] = kept.map { contributions[group][$0] }

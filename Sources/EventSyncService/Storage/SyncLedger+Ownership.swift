@@ -6,8 +6,10 @@ extension SyncLedger {
     /// Checks that `credential` may push `request` (in the push's own transaction, so a refused
     /// push claims nothing):
     ///
-    /// - a replica id of the served store itself (``SyncLedgerReading/isHostReplica(_:)``): only
-    ///   events the store already holds, else ``EventSync/SyncError/Code/replicaNotOwned``;
+    /// - a replica id of the served store itself (``SyncLedgerReading/hostReplica(_:)``): only
+    ///   events the store already holds; a relay of another under its current id is
+    ///   ``EventSync/SyncError/Code/orphanedEvent``, anything else
+    ///   ``EventSync/SyncError/Code/replicaNotOwned``;
     /// - an unowned replica id or one the credential owns: always; a push of the replica's own
     ///   events makes the credential the owner of an unowned id, and its ``EventSync/PushRequest/through``
     ///   is remembered for the current epoch (the highest declared in the epoch);

@@ -65,8 +65,10 @@ package struct ReplicaDeclaration: Sendable, Hashable {
     package var epoch: String
     /// The highest origin sequence the owner said it holds.
     package var through: UInt64
-    /// The greatest stamp of the owner's events in its declaring pushes: the owner's clock had
-    /// passed it when it declared (0: not recorded, for declarations stored before it was).
+    /// The greatest of the stamps of the owner's events in its declaring pushes and of the clocks
+    /// they declared (``EventSync/PushRequest/clock``, taken no further than the server's clock
+    /// plus its skew bound): every event the owner stamps later is above it (0: not recorded, for
+    /// declarations stored before it was).
     ///
     /// An event of the replica past ``through`` stamped at or before it was written before a
     /// push that declared the owner does not hold it: the owner lost it. One stamped after it

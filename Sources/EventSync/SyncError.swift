@@ -115,8 +115,15 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
     public let cause: (any Error)?
     /// The event id the error is about: the conflicting id of an ``Code/eventConflict``, the
     /// first event of the refused replica for ``Code/replicaNotOwned`` and
-    /// ``Code/foreignOrigin`` (the problem's `eventId`).
+    /// ``Code/foreignOrigin``, the refused event of a push's ``Code/clockSkew`` (the problem's
+    /// `eventId`).
     public var eventID: EventID?
+    /// For a push's ``Code/clockSkew``: the latest physical time (milliseconds since 1970) a
+    /// stamp could carry for the server to take it, its clock plus its skew bound (the problem's
+    /// `clockBound`). A store whose own events were stamped later, while its device's clock ran
+    /// ahead, stamps them anew below it once the device's clock is right
+    /// (``EventStore/Store/restamp(from:notAfter:)``).
+    public var clockBound: UInt64?
 
     /// Creates an error.
     public init(
@@ -166,7 +173,9 @@ extension SyncError {
     /// another event. `nil` for the other store errors, which each side maps by itself.
     package init?(refusedEvent error: EventStoreError) {
         switch error.code {
-        case .clockSkew: self.init(.clockSkew, error.message, cause: error)
+        case .clockSkew:
+            self.init(.clockSkew, error.message, cause: error)
+            clockBound = error.skewedStamp?.bound
         case .invalidName, .invalidEvent: self.init(.invalidEvent, error.message, cause: error)
         case .eventConflict: self.init(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
         default: return nil
@@ -177,6 +186,8 @@ extension SyncError {
 extension SyncError {
     /// The same error with `prefix` before its message.
     package func prefixed(_ prefix: String) -> SyncError {
-        SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
+        var error = SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
+        error.clockBound = clockBound
+        return error
     }
 }

@@ -251,10 +251,3 @@ extension SyncService {
             }
     }
 }
-
-extension SyncError {
-    /// The same error with `prefix` before its message.
-    func prefixed(_ prefix: String) -> SyncError {
-        SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
-    }
-}

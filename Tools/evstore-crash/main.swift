@@ -6,6 +6,9 @@
 //   evstore-crash rebuild STORE [HELD]    rebuilds the projections forever; prints `rebuilt <n>`
 //                                          (HELD: the item records a rebuild holds in memory, so
 //                                          that a small number makes it replay in passes)
+//   evstore-crash restamp STORE ID BOUND  gives the store's own events from event id ID on new
+//                                          stamps at or below BOUND (milliseconds since 1970), once,
+//                                          as a second process would; prints `restamped <replica>`
 //   evstore-crash pull STORE URL TOKEN [STORENAME]
 //                                          pulls from a sync server page by page; prints
 //                                          `pulled <localHead>` after each sync and `done` at the end
@@ -67,7 +70,9 @@ func openStore(_ path: String, heldRecords: Int? = nil) -> Store {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: evstore-crash append STORE SEED | rebuild STORE [HELD] | pull STORE URL TOKEN [STORENAME]")
+    fail(
+        "usage: evstore-crash append STORE SEED | rebuild STORE [HELD] | restamp STORE ID BOUND | pull STORE URL TOKEN "
+            + "[STORENAME]")
 }
 
 switch arguments[1] {
@@ -104,6 +109,19 @@ case "rebuild":
         }
         round += 1
         say("rebuilt \(round)")
+    }
+    exit(0)
+
+case "restamp":
+    guard arguments.count == 5, let id = EventID(arguments[3]), let bound = UInt64(arguments[4]) else {
+        fail("usage: evstore-crash restamp STORE ID BOUND")
+    }
+    let store = openStore(arguments[2])
+    do {
+        let change = try await store.restamp(from: id, notAfter: HLCTimestamp(physical: bound, logical: .max))
+        say("restamped \(change.current)")
+    } catch {
+        fail("restamp failed: \(error)")
     }
     exit(0)
 

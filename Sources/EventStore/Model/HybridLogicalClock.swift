@@ -43,8 +43,8 @@ struct HybridLogicalClock: Sendable {
         if remote.physical > now &+ maxSkewMilliseconds {
             throw EventStoreError(
                 .clockSkew,
-                "stamp \(remote) is \(remote.physical - now) ms ahead of this replica's clock (limit \(maxSkewMilliseconds) ms)"
-            )
+                "stamp \(remote) is \(remote.physical - now) ms ahead of this replica's clock (limit \(maxSkewMilliseconds) ms)",
+                cause: SkewedStamp(stamp: remote, bound: now &+ maxSkewMilliseconds))
         }
     }
 
@@ -56,6 +56,13 @@ struct HybridLogicalClock: Sendable {
     /// Adopts a stored high-water mark (another process may have written since).
     mutating func observe(_ stored: HLCTimestamp) {
         if stored > last { last = stored }
+    }
+
+    /// Sets the clock back to `stamp`: only when every stamp the store gave that is later has
+    /// been rewritten at or below it (``Store/restamp(from:notAfter:)``), or to the stored clock
+    /// (which every commit keeps at or above its stamps).
+    mutating func setBack(to stamp: HLCTimestamp) {
+        last = stamp
     }
 }
 

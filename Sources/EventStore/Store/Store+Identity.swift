@@ -118,7 +118,8 @@ extension Store {
     ///   the writer (writes wait; readers see the new ids with the old projections until the
     ///   rebuild's last commit); a crash in between is finished by the next writable open.
     ///
-    /// This is the only rewrite of the log there is. Sync calls it for events the remote does not
+    /// This (with its clock-bound form, ``restamp(from:notAfter:)``) is the only rewrite of the
+    /// log there is. Sync calls it for events the remote does not
     /// hold under those ids (a conflict proves the id names another event there; a refused push
     /// names the first event the remote lacks), and lowers its pushed positions first so that
     /// the moved events are pushed under their new ids.
@@ -166,9 +167,13 @@ extension Store {
     }
 
     /// Runs on the writer thread. Moves the own events of `id.origin` from `id` on, or, when
-    /// `adopting`, the one foreign event `id`.
-    func performRestamp(from id: EventID, adopting: Bool = false) throws -> ReplicaIDChange {
+    /// `adopting`, the one foreign event `id`; with `clockBound`, stamps the moved events anew
+    /// at or below it and sets the clock back.
+    func performRestamp(from id: EventID, adopting: Bool = false, clockBound: HLCTimestamp? = nil) throws
+        -> ReplicaIDChange
+    {
         let fresh = configuration.newReplicaID()
+        var clockSetBack: HLCTimestamp?
         let change = try environment.write { tx -> ReplicaIDChange in
             let meta = schema.meta
             let current = try Meta.replicaID(tx, meta)
@@ -180,6 +185,12 @@ extension Store {
                     adopting
                         ? "replica \(id.origin) is one of this store's replica ids: restamp its events instead"
                         : "replica \(id.origin) is not one of this store's replica ids")
+            }
+            if clockBound != nil && id.origin != current {
+                // The clock goes back for the current id's later stamps: it must be left too.
+                throw EventStoreError(
+                    .invalidEvent,
+                    "replica \(id.origin) is not this store's current replica id: only its events get new stamps")
             }
             guard fresh != current, !retired.contains(fresh) else {
                 throw EventStoreError(.invalidEvent, "the new replica id \(fresh) is already one of this store's")
@@ -199,6 +210,8 @@ extension Store {
                 guard moving.first?.id == id else { throw EventStoreError(.notFound, "the log holds no event \(id)") }
             }
             moving.sort { $0.seq < $1.seq }
+            let firstStamp = try clockBound.map { try firstNewStamp(moving: moving, bound: $0, in: tx) }
+            var stamps = NewStamps()
             var change = ReplicaIDChange(previous: current, current: current, restampedUnder: fresh, restamped: [])
             // A moved event's removals name the additions it saw by id: those it saw among the
             // moved events now have their new ids.
@@ -206,7 +219,7 @@ extension Store {
             for (index, entry) in moving.enumerated() {
                 renamed[entry.id] = EventID(origin: fresh, sequence: UInt64(index) + 1)
             }
-            for entry in moving {
+            for (index, entry) in moving.enumerated() {
                 let newID = renamed[entry.id]!
                 let key = Keys.seq(entry.seq)
                 guard
@@ -218,6 +231,9 @@ extension Store {
                         .corrupt, "event id \(entry.id) names seq \(entry.seq), which the log does not hold")
                 }
                 event.id = newID
+                if let firstStamp {
+                    stamps.restamp(&event, to: HLCTimestamp(rawValue: firstStamp.rawValue + UInt64(index)))
+                }
                 event.renameSeenAdditions(renamed)
                 try tx.put(event.encoded(), forKey: key, in: schema.events)
                 _ = try tx.delete(Keys.eventID(entry.id), in: schema.eventIDs)
@@ -236,9 +252,15 @@ extension Store {
             }
             try Meta.setRetiredReplicaIDs(tx, meta, retired)
             if !moving.isEmpty { try Meta.setRebuildNeeded(tx, meta, true) }
+            if let firstStamp {
+                let last = HLCTimestamp(rawValue: firstStamp.rawValue + UInt64(moving.count) - 1)
+                try Meta.setUInt64(tx, meta, Meta.hlc, last.rawValue)
+                clockSetBack = last
+            }
             return change
         }
         identity.withLock { $0 = change.current }
+        if let clockSetBack { clock.withLock { $0.setBack(to: clockSetBack) } }
         logger.warning(
             "replica id retired: this store reused ids published elsewhere (restored or copied?)",
             metadata: [

@@ -19,8 +19,8 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait after `failures` consecutive failures (≥ 1), given a uniform `random` in 0..<1.
     public func delay(afterFailures failures: Int, random: Double) -> Duration {
-        let initial = Double(initialDelay.components.seconds) + Double(initialDelay.components.attoseconds) / 1e18
-        let maximum = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
+        let initial = initialDelay.inSeconds
+        let maximum = maxDelay.inSeconds
         let base = min(maximum, initial * pow(multiplier, Double(max(0, failures - 1))))
         let spread = 1 + jitter * (2 * random - 1)
         return .milliseconds(Int64(max(0, base * spread) * 1000))

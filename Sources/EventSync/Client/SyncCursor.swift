@@ -1,4 +1,4 @@
-import EventStore
+public import EventStore
 
 /// Where a replica stands with one remote, kept in the replica's store metadata and advanced in
 /// the same transaction as the events it covers.
@@ -10,8 +10,13 @@ import EventStore
 /// - ``epoch``: the server epoch these positions belong to; a new epoch resets them all.
 /// - ``deferredRelays``: local seqs of other replicas' events that the server would not take
 ///   from this store yet (their owner is another credential and has not pushed them since the
-///   server's last restore); retried on every sync until the owner pushed them or declared it
-///   no longer holds them.
+///   server's last restore, or they are stamped too far ahead of the server's clock); retried
+///   on every sync until the server takes them, or their owner declared it no longer holds
+///   them.
+/// - ``declared``: when this store last declared to the server, in the cursor's epoch, how far
+///   it holds each of its replica ids (``PushRequest/through``), by its physical clock; the
+///   synchronizer declares again when it is due (see
+///   ``Synchronizer/Configuration/declarationInterval``).
 ///
 /// The cursor is stored under the metadata key `sync.remote.<remote name>`.
 public struct SyncCursor: Sendable, Hashable {
@@ -27,6 +32,10 @@ public struct SyncCursor: Sendable, Hashable {
     public internal(set) var markDigest: LogDigest = .empty
     /// Local seqs of relayed events the server refused for now, retried on every sync.
     public internal(set) var deferredRelays: [UInt64] = []
+    /// For each of this store's replica ids: when (its physical clock, milliseconds since 1970)
+    /// the store last declared it to the server in ``epoch`` (missing: not yet, or not since it
+    /// left the id).
+    public internal(set) var declared: [ReplicaID: UInt64] = [:]
 
     /// The cursor of a replica that never synced.
     public init() {}
@@ -51,8 +60,9 @@ public struct SyncCursor: Sendable, Hashable {
 
     // MARK: Storage
 
-    /// Version 2 adds the deferred relays after the four positions (version 1 is still read).
-    static let formatVersion: UInt8 = 2
+    /// Version 2 adds the deferred relays after the four positions, version 3 the declarations
+    /// after them (versions 1 and 2 are still read).
+    static let formatVersion: UInt8 = 3
 
     /// The prefix of every cursor's metadata key.
     package static let keyPrefix = "sync.remote."
@@ -68,40 +78,54 @@ public struct SyncCursor: Sendable, Hashable {
 
     package func encoded() -> [UInt8] {
         let epochBytes = Array((epoch ?? "").utf8.prefix(255))
-        var bytes: [UInt8] = [SyncCursor.formatVersion, UInt8(epochBytes.count)]
+        // Version 2 while there is no declaration to keep: a store opened again by an earlier
+        // release still reads its cursor.
+        var bytes: [UInt8] = [declared.isEmpty ? 2 : SyncCursor.formatVersion, UInt8(epochBytes.count)]
         bytes += epochBytes
         for value in [pushed, pulled, mark, markDigest.rawValue, UInt64(deferredRelays.count)] + deferredRelays {
             bytes += bigEndian(value)
+        }
+        guard !declared.isEmpty else { return bytes }
+        bytes += bigEndian(UInt64(declared.count))
+        for (replica, time) in declared.sorted(by: { $0.key.description < $1.key.description }) {
+            bytes += bigEndian(replica.high) + bigEndian(replica.low) + bigEndian(time)
         }
         return bytes
     }
 
     package init(decoding bytes: [UInt8]) throws {
         let damaged = SyncError(.local, "the stored sync cursor is damaged")
-        guard bytes.count >= 2, bytes[0] == 1 || bytes[0] == 2 else { throw damaged }
+        guard bytes.count >= 2, (1...SyncCursor.formatVersion).contains(bytes[0]) else { throw damaged }
+        let version = bytes[0]
         let length = Int(bytes[1])
-        let fixed = 2 + length + 32
-        guard bytes.count >= fixed else { throw damaged }
-        epoch = length == 0 ? nil : String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
         var offset = 2 + length
-        func next() -> UInt64 {
+        guard bytes.count >= offset + 32 else { throw damaged }
+        epoch = length == 0 ? nil : String(decoding: bytes[2..<offset], as: UTF8.self)
+        func next() throws -> UInt64 {
+            guard bytes.count - offset >= 8 else { throw damaged }
             defer { offset += 8 }
             return decodeBigEndian(Array(bytes[offset..<(offset + 8)]))
         }
-        pushed = next()
-        pulled = next()
-        mark = next()
-        markDigest = LogDigest(rawValue: next())
-        if bytes[0] == 1 {
-            guard bytes.count == fixed else { throw damaged }
-            return
+        /// A count of `width`-byte entries that the remaining bytes can hold.
+        func count(width: Int) throws -> Int {
+            let count = try next()
+            guard count <= UInt64((bytes.count - offset) / width) else { throw damaged }
+            return Int(count)
         }
-        guard bytes.count >= fixed + 8 else { throw damaged }
-        let count = next()
-        guard count <= UInt64((bytes.count - fixed - 8) / 8), bytes.count == fixed + 8 + Int(count) * 8 else {
-            throw damaged
+        pushed = try next()
+        pulled = try next()
+        mark = try next()
+        markDigest = LogDigest(rawValue: try next())
+        if version >= 2 {
+            deferredRelays = try (0..<count(width: 8)).map { _ in try next() }
         }
-        deferredRelays = (0..<count).map { _ in next() }
+        if version >= 3 {
+            for _ in 0..<(try count(width: 24)) {
+                let replica = ReplicaID(high: try next(), low: try next())
+                guard declared.updateValue(try next(), forKey: replica) == nil else { throw damaged }
+            }
+        }
+        guard offset == bytes.count else { throw damaged }
     }
 
     static func load(_ reader: StoreReader, key: String) throws -> SyncCursor {

@@ -30,17 +30,73 @@ extension Synchronizer {
     }
 
     /// Moves this store's events from `id` on to a new replica id (``EventStore/Store/restamp(from:)``)
-    /// and lowers the pushed position so that they are pushed under it.
+    /// and lowers the pushed position so that they are pushed under it. The store declares to
+    /// every remote how far it now holds the id it leaves (it may have lost events of it that a
+    /// peer relays).
     func leaveReplicaID(from id: EventID, reason: String, report: inout SyncReport) async throws {
-        try await pushAgain(from: try store.firstSeqToMove(from: id))
-        let change = try await store.restamp(from: id)
+        try await pushAgain(from: try store.firstSeqToMove(from: id), undeclaring: id.origin)
+        record(
+            try await store.restamp(from: id), reason: reason, in: &report,
+            "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id")
+    }
+
+    /// Adds a move to new ids to the report and logs it.
+    private func record(
+        _ change: Store.ReplicaIDChange, reason: String, in report: inout SyncReport, _ message: Logger.Message
+    ) {
         report.replicaChanges.append(change)
         configuration.logger.warning(
-            "this store reused replica ids published elsewhere (restored from a backup, or copied?): moved to a new id",
+            message,
             metadata: [
                 "remote": "\(remoteName)", "reason": "\(reason)", "previous": "\(change.previous)",
                 "current": "\(change.current)", "restamped": "\(change.restamped.count)",
             ])
+    }
+
+    /// Gives this store's events from the one `refusal` names on, which the server refused as
+    /// stamped too far ahead of its clock, new stamps no later than the refusal's
+    /// ``SyncError/clockBound`` (the server's clock plus its skew bound) under a new replica id,
+    /// and sets the store's clock back (``EventStore/Store/restamp(from:notAfter:)``): a device
+    /// whose clock ran ahead stamped them, and every later write would run ahead too.
+    ///
+    /// Only for an event of the store's current id stamped past the bound and not acknowledged by
+    /// any remote (elsewhere it would be held twice, under both stamps), once the device's clock
+    /// is right again (not past the bound); otherwise the refusal stands, saying what to do.
+    func restampAhead(after refusal: SyncError, report: inout SyncReport) async throws {
+        func refused(_ message: String) -> SyncError {
+            var error = SyncError(
+                .clockSkew, message + " (\(refusal.message))", requestID: refusal.requestID, eventID: refusal.eventID,
+                cause: refusal)
+            error.clockBound = refusal.clockBound
+            return error
+        }
+        guard let id = refusal.eventID, let bound = refusal.clockBound, bound < 1 << 48,
+            id.origin == (try store.currentIdentity().replica), let first = try store.firstSeqToMove(from: id),
+            let (event, acknowledged) = try store.read({ reader -> (Event, Bool)? in
+                guard let event = try reader.event(id: id) else { return nil }
+                let acknowledged = try reader.metadata(withPrefix: SyncCursor.keyPrefix).contains { entry in
+                    try SyncCursor(decoding: entry.value).pushed >= first
+                }
+                return (event, acknowledged)
+            }),
+            event.hlc.physical > bound
+        else { throw refusal }
+        let now = store.configuration.physicalClock()
+        guard now <= bound else {
+            throw refused(
+                "this device's clock is \(now - bound) ms past what the server accepts (its clock plus its skew bound): "
+                    + "set the device's clock right; the next sync then stamps the waiting events anew")
+        }
+        guard !acknowledged else {
+            throw refused(
+                "events from \(id) on were stamped while this device's clock ran ahead, and a remote has them already: "
+                    + "they are not stamped anew")
+        }
+        try await pushAgain(from: first, undeclaring: id.origin)
+        record(
+            try await store.restamp(from: id, notAfter: HLCTimestamp(physical: bound, logical: .max)),
+            reason: refusal.message, in: &report,
+            "events stamped while this device's clock ran ahead were stamped anew under a new replica id")
     }
 
     /// Moves another replica's event that the remote holds under the same id with other content
@@ -61,15 +117,20 @@ extension Synchronizer {
     /// in one commit, *before* the events from there are moved to new ids: whenever the move
     /// commits (or a crash comes between), the moved events are pushed under their new ids, to
     /// this remote and to every other. Events below stay as they were; the ones re-offered above
-    /// are acknowledged as duplicates.
-    func pushAgain(from seq: UInt64?) async throws {
-        guard let seq else { return }
+    /// are acknowledged as duplicates. With `replica`, every remote also forgets that the store
+    /// declared how far it holds that id, so that it declares it again.
+    func pushAgain(from seq: UInt64?, undeclaring replica: ReplicaID? = nil) async throws {
+        guard seq != nil || replica != nil else { return }
         try await store.write { writer in
             for (key, value) in try writer.metadata(withPrefix: SyncCursor.keyPrefix) {
                 var cursor = try SyncCursor(decoding: value)
-                guard cursor.pushed >= seq else { continue }
-                cursor.pushed = seq - 1
-                try cursor.save(writer, key: key)
+                var changed = false
+                if let seq, cursor.pushed >= seq {
+                    cursor.pushed = seq - 1
+                    changed = true
+                }
+                if let replica, cursor.declared.removeValue(forKey: replica) != nil { changed = true }
+                if changed { try cursor.save(writer, key: key) }
             }
         }
     }

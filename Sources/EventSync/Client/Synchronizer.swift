@@ -76,6 +76,15 @@ public final class Synchronizer: Sendable {
         /// an unmetered network, shown as ``SyncStatus/Phase/pullHeld(events:)``, while local
         /// events are still pushed. `nil` (the default): pulls never wait.
         public var meteredPullLimit: Int?
+        /// How long the server may go without hearing how far this store holds its current
+        /// replica id (``PushRequest/through``). Every push of the store's own events declares
+        /// it; a sync with nothing of its own to push declares it alone (a push of no events)
+        /// once this long has passed since the last declaration in the server's epoch — and, for
+        /// an id the store left, once per epoch. A peer's relay of a write this store made and
+        /// then lost (a restored device) waits on the server until such a declaration shows the
+        /// store no longer holds it (``SyncError/Code/orphanedEvent``), so this bounds that wait
+        /// while the store is idle; a store that writes declares with every push anyway.
+        public var declarationInterval: Duration = .seconds(600)
         /// The most conflict records a ``SyncReport`` carries (all are counted).
         public var maxReportedConflicts = 1000
         /// The logger.
@@ -239,7 +248,7 @@ public final class Synchronizer: Sendable {
                 return delay
             }
             let retryAt = delay.map {
-                Date().addingTimeInterval(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)
+                Date().addingTimeInterval($0.inSeconds)
             }
             publish(.failed(failure, retryAt: retryAt))
             configuration.logger.warning("sync failed", metadata: ["remote": "\(remoteName)", "error": "\(failure)"])
@@ -301,6 +310,11 @@ public final class Synchronizer: Sendable {
                     return report
                 }
                 if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
+            } catch let error as SyncError where error.code == .clockSkew {
+                // This store's events stamped while its device's clock ran ahead: stamped anew
+                // below the server's bound, if the clock is right again.
+                try await restampAhead(after: error, report: &report)
+                continue
             } catch let error as SyncError
                 where error.code == .eventConflict || error.code == .replicaNotOwned || error.code == .orphanedEvent
             {

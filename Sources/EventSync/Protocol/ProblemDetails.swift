@@ -6,10 +6,17 @@ struct ProblemDetails: Sendable {
     var detail: String
     var requestID: String?
     var eventID: EventID?
+    var clockBound: UInt64?
 
     func jsonBytes() -> [UInt8] {
         var out = JSONOut()
-        out.raw("{\"code\":")
+        if let clockBound {
+            out.raw("{\"clockBound\":")
+            out.number(clockBound)
+            out.raw(",\"code\":")
+        } else {
+            out.raw("{\"code\":")
+        }
         out.string(code.name)
         out.raw(",\"detail\":")
         out.string(detail)
@@ -46,26 +53,31 @@ struct ProblemDetails: Sendable {
         detail = members["detail"]?.stringValue ?? members["title"]?.stringValue ?? "HTTP \(status)"
         requestID = members["requestId"]?.stringValue
         eventID = members["eventId"]?.stringValue.flatMap(EventID.init(_:))
+        if case .int(let bound)? = members["clockBound"], bound >= 0 { clockBound = UInt64(bound) }
     }
 
-    init(code: SyncError.Code, detail: String, requestID: String?, eventID: EventID?) {
+    init(code: SyncError.Code, detail: String, requestID: String?, eventID: EventID?, clockBound: UInt64?) {
         self.code = code
         self.detail = detail
         self.requestID = requestID
         self.eventID = eventID
+        self.clockBound = clockBound
     }
 }
 
 extension SyncError {
     /// The problem details body (`application/problem+json`) for this error.
     public func problemJSON(requestID: String? = nil) -> [UInt8] {
-        ProblemDetails(code: code, detail: message, requestID: requestID ?? self.requestID, eventID: eventID)
-            .jsonBytes()
+        ProblemDetails(
+            code: code, detail: message, requestID: requestID ?? self.requestID, eventID: eventID,
+            clockBound: clockBound
+        ).jsonBytes()
     }
 
     /// The error a problem details body describes (`nil` when the body is not one).
     public init?(problemJSON json: [UInt8], status: Int) {
         guard let problem = ProblemDetails(json: json, status: status) else { return nil }
         self.init(problem.code, problem.detail, requestID: problem.requestID, eventID: problem.eventID)
+        clockBound = problem.clockBound
     }
 }

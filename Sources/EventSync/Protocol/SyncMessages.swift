@@ -60,7 +60,9 @@ public struct PushRequest: Sendable, Hashable {
     /// The replica whose events these are: the server answers with the highest origin seq it
     /// holds for it.
     public var replica: ReplicaID
-    /// The events, in the pusher's log order. Their `seq` is ignored.
+    /// The events, in the pusher's log order. Their `seq` is ignored. A replica's own push may
+    /// carry none: it then only declares ``through`` and ``clock`` (for an id the pusher's
+    /// credential owns; it claims no id).
     public var events: [Event]
     /// Whether the pusher forwards another replica's events (`false`: its own). A relay never
     /// makes the pusher the replica id's owner, and is refused for a replica id that another

@@ -12,7 +12,8 @@ extension SyncLedger {
     ///   ``EventSync/SyncError/Code/replicaNotOwned``;
     /// - an unowned replica id or one the credential owns: always; a push of the replica's own
     ///   events makes the credential the owner of an unowned id, and its ``EventSync/PushRequest/through``
-    ///   is remembered for the current epoch (the highest declared in the epoch);
+    ///   is remembered for the current epoch (the highest declared in the epoch). A push of no
+    ///   events declares alone: for an id the credential owns (it claims no id);
     /// - a replica id another credential owns: only events the store already holds (duplicates,
     ///   or conflicts that ingest refuses); the first event it lacks is refused with
     ///   ``EventSync/SyncError/Code/replicaNotOwned`` — or, for a relay of an event the owner
@@ -25,7 +26,7 @@ extension SyncLedger {
     /// `clockBound` is the most a push's ``EventSync/PushRequest/clock`` counts for: the
     /// server's time plus its skew bound, as for the events' stamps.
     mutating func claim(_ request: PushRequest, credential: SyncCredential, clockBound: HLCTimestamp) throws {
-        guard !credential.isOperator, !request.events.isEmpty else { return }
+        guard !credential.isOperator else { return }
         let host = try hostReplica(request.replica)
         if host != .none {
             // The served store's own id: what it holds is acknowledged, nothing new is taken. It
@@ -50,7 +51,11 @@ extension SyncLedger {
         let owner = try owner(of: request.replica)
         if owner == nil || owner == credential.id {
             guard !request.relay else { return }
-            if owner == nil { try setOwner(credential.id, of: request.replica) }
+            if owner == nil {
+                // An id is claimed by pushing events under it, never by a declaration alone.
+                guard !request.events.isEmpty else { return }
+                try setOwner(credential.id, of: request.replica)
+            }
             if let through = request.through {
                 // The events' greatest stamp and the owner's declared clock (no further than the
                 // server's): the owner gives every later event a greater stamp.

@@ -32,7 +32,9 @@ extension SyncLedger {
                     duplicates += 1
                 }
             } catch {
-                throw SyncService.syncError(error).prefixed("events[\(index)] (id \(event.id)): ")
+                var failure = SyncService.syncError(error).prefixed("events[\(index)] (id \(event.id)): ")
+                failure.eventID = failure.eventID ?? event.id
+                throw failure
             }
         }
         for (origin, sequence) in highWaters where sequence > (try highWater(of: origin)) {

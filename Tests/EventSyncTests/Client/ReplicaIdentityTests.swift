@@ -16,6 +16,30 @@ struct ReplicaIdentityTests {
 
     static func title(_ store: Store, _ id: String) throws -> Value? { try store.item("notes", id)?["title"] }
 
+    /// A cluster with one replica that wrote one note (not pushed yet).
+    static func ownedNote() async throws -> (SyncCluster, Store, Event) {
+        let cluster = try SyncCluster()
+        let owner = try cluster.addReplica()
+        return (cluster, owner, try await owner.put("notes", id: "n1", fields: ["title": "one"]))
+    }
+
+    /// Relays `event`, one of `owner`'s, through `transport`.
+    static func relay(_ event: Event, of owner: Store, by transport: InProcessTransport) async throws -> PushResponse {
+        try await transport.push(PushRequest(replica: owner.replicaID, events: [event], relay: true), check: nil)
+    }
+
+    /// Every store shows `titles` (note id → title) and holds what the last one holds.
+    static func expectConverged(
+        _ stores: [Store], titles: [String: Value], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for store in stores {
+            for (id, title) in titles {
+                #expect(try Self.title(store, id) == title, sourceLocation: sourceLocation)
+            }
+            #expect(try StoreSnapshot(store) == StoreSnapshot(stores.last!), sourceLocation: sourceLocation)
+        }
+    }
+
     // MARK: Restored and copied replicas
 
     @Test("a replica restored from an older backup keeps its new work and gets back what it lost")
@@ -199,17 +223,133 @@ struct ReplicaIdentityTests {
         #expect(try StoreSnapshot(owner) == StoreSnapshot(server))
     }
 
-    @Test("an owner's declared clock disowns the events stamped before it, counted no further than the server's clock")
-    func aDeclaredClockDisownsOnlyEarlierEvents() async throws {
+    @Test("a restored owner with nothing to push declares alone: a peer's relay of the write it lost is kept once")
+    func aRestoredIdleOwnerDeclares() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }
-        let owner = try cluster.addReplica()
-        let first = try await owner.put("notes", id: "n1", fields: ["title": "one"])
-        let alice = cluster.transport(credential: Self.alice)
-        let mallory = cluster.transport(credential: Self.mallory)
-        func relay(_ event: Event) async throws -> PushResponse {
-            try await mallory.push(PushRequest(replica: owner.replicaID, events: [event], relay: true), check: nil)
+        var configuration = Synchronizer.Configuration()
+        configuration.declarationInterval = .seconds(60)
+        func ownerSync() -> Synchronizer {
+            cluster.synchronizer(1, transport: cluster.transport(credential: Self.alice), configuration: configuration)
         }
+        let peer = try cluster.addReplica()
+        let peerSync = cluster.synchronizer(0, transport: cluster.transport(credential: Self.bob))
+        let (lost, backup) = try await { () async throws -> (Event, String) in
+            let owner = try cluster.addReplica()
+            try await owner.put("notes", id: "n1", fields: ["title": "one"])
+            try await ownerSync().sync()
+            try await peerSync.sync()
+            let backup = try cluster.backUpReplica(1)
+            cluster.advance(by: 100)
+            // The owner's next write reaches the peer another way, then the owner's device is
+            // restored from the backup: the owner lost the write, and has nothing to push.
+            let lost = try await owner.patch("notes", id: "n1", fields: ["title": "lost by its owner"])
+            _ = try await peer.ingest([lost])
+            return (lost, backup)
+        }()
+        let restored = try cluster.restoreReplica(1, from: backup)
+        #expect(try restored.read { try $0.event(id: lost.id) } == nil)
+        let refused = try await peerSync.sync()
+        #expect(refused.relaysRefused == 1, "\(refused)")
+        #expect(try peerSync.pendingCount() == 1)
+
+        // Within the interval of its last declaration, the idle owner sends nothing: the relay waits.
+        cluster.advance(by: 1_000)
+        let quiet = try await ownerSync().sync()
+        #expect(quiet.pushed == 0 && quiet.replicaChanges.isEmpty, "\(quiet)")
+        #expect(try await peerSync.sync().relaysRefused == 1)
+        #expect(try peerSync.pendingCount() == 1)
+
+        // Past it, the owner's sync declares how far it holds its id, and the peer keeps the
+        // write under an id of its own: it reaches everyone, once.
+        cluster.advance(by: 60_000)
+        let declared = try await ownerSync().sync()
+        #expect(declared.pushed == 0, "\(declared)")
+        #expect(try ownerSync().cursor().declared[restored.replicaID] == cluster.clocks[1].now)
+        let adopted = try await peerSync.sync()
+        #expect(adopted.replicaChanges.count == 1, "\(adopted)")
+        #expect(try peerSync.pendingCount() == 0)
+        try await ownerSync().sync()
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 2, "the lost write is held once, under the peer's id")
+        try Self.expectConverged([restored, peer, server], titles: ["n1": "lost by its owner"])
+    }
+
+    @Test(
+        "a restored owner that moves to a new id declares the id it left: a peer's relay of its lost write is kept once"
+    )
+    func aRestoredOwnerDeclaresTheIDItLeft() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let peer = try cluster.addReplica()
+        let peerSync = cluster.synchronizer(0, transport: cluster.transport(credential: Self.bob))
+        func ownerSync() -> Synchronizer {
+            cluster.synchronizer(1, transport: cluster.transport(credential: Self.alice))
+        }
+        let (oldID, lost, backup) = try await { () async throws -> (ReplicaID, Event, String) in
+            let owner = try cluster.addReplica()
+            try await owner.put("notes", id: "n1", fields: ["title": "one"])
+            try await ownerSync().sync()
+            let backup = try cluster.backUpReplica(1)
+            cluster.advance(by: 100)
+            try await owner.put("notes", id: "n2", fields: ["title": "two"])
+            try await ownerSync().sync()
+            cluster.advance(by: 100)
+            // Reaches the peer another way and is never pushed: the restore loses it.
+            let lost = try await owner.patch("notes", id: "n1", fields: ["title": "lost by its owner"])
+            try await peerSync.sync()
+            _ = try await peer.ingest([lost])
+            return (owner.replicaID, lost, backup)
+        }()
+        #expect(try await peerSync.sync().relaysRefused == 1)
+        let restored = try cluster.restoreReplica(1, from: backup)
+        let moved = try await ownerSync().sync()
+        #expect(moved.replicaChanges.count == 1 && restored.replicaID != oldID, "\(moved)")
+        #expect(try ownerSync().cursor().declared[oldID] != nil, "the id it left is declared")
+        let adopted = try await peerSync.sync()
+        #expect(adopted.replicaChanges.count == 1, "\(adopted)")
+        #expect(try peerSync.pendingCount() == 0)
+        try await ownerSync().sync()
+        let server = try await cluster.serverStore()
+        #expect(try server.read { try $0.event(id: lost.id) } == nil)
+        try Self.expectConverged([restored, peer, server], titles: ["n1": "lost by its owner", "n2": "two"])
+    }
+
+    @Test("a push of no events declares only for an id its credential owns, and claims none")
+    func anEmptyPushClaimsNothing() async throws {
+        let (cluster, owner, first) = try await Self.ownedNote()
+        defer { cluster.close() }
+        let (alice, mallory) = (cluster.transport(credential: Self.alice), cluster.transport(credential: Self.mallory))
+        // Mallory declares under the owner's id before the owner pushed: no claim, no effect.
+        let clock = HLCTimestamp(physical: cluster.serverClock.now, logical: 0)
+        let answer = try await mallory.push(
+            PushRequest(replica: owner.replicaID, events: [], through: 0, clock: clock), check: nil)
+        #expect(answer.accepted == 0 && answer.head == 0)
+        let report = try await cluster.synchronizer(0, transport: alice).sync()
+        #expect(report.pushed == 1 && report.replicaChanges.isEmpty, "the id is still the owner's to claim: \(report)")
+        // Nor does Mallory's declaration count against the owner's events once Alice owns the id:
+        // an event stamped after the owner's last push waits for the owner.
+        var relayed = first
+        relayed.id.sequence = 2
+        relayed.hlc = HLCTimestamp(physical: cluster.serverClock.now + 10, logical: 0)
+        relayed.fields = ["title": "relayed"]
+        let later = HLCTimestamp(physical: cluster.serverClock.now + 20, logical: 0)
+        _ = try await mallory.push(
+            PushRequest(replica: owner.replicaID, events: [], through: 0, clock: later), check: nil)
+        await expectSyncError(.replicaNotOwned) { try await Self.relay(relayed, of: owner, by: mallory) }
+        // The owner's own declaration alone does count.
+        _ = try await alice.push(
+            PushRequest(replica: owner.replicaID, events: [], through: 1, clock: later), check: nil)
+        await expectSyncError(.orphanedEvent) { try await Self.relay(relayed, of: owner, by: mallory) }
+        #expect(try await cluster.serverStore().head() == 1)
+    }
+
+    @Test("an owner's declared clock disowns the events stamped before it, counted no further than the server's clock")
+    func aDeclaredClockDisownsOnlyEarlierEvents() async throws {
+        let (cluster, owner, first) = try await Self.ownedNote()
+        defer { cluster.close() }
+        let (alice, mallory) = (cluster.transport(credential: Self.alice), cluster.transport(credential: Self.mallory))
+        func relay(_ event: Event) async throws -> PushResponse { try await Self.relay(event, of: owner, by: mallory) }
         // A write the owner made and lost (a restored device), then a push that declares it holds
         // nothing past its first event, with a clock past the lost write's stamp.
         var lost = first

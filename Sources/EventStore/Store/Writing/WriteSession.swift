@@ -37,7 +37,15 @@ final class WriteSession {
         let replica = try Meta.replicaID(tx, schema.meta)
         let hlc = try Meta.uint64(tx, schema.meta, Meta.hlc) ?? 0
         var clock = store.clock.withLock { $0 }
-        clock.observe(HLCTimestamp(rawValue: hlc))
+        if store.identity.withLock({ $0 }) == replica {
+            clock.observe(HLCTimestamp(rawValue: hlc))
+        } else {
+            // Another process moved the store to a new replica id, and may have set its clock
+            // back with it (Store.restamp(from:notAfter:)): the stored clock, which every commit
+            // keeps at or above its stamps, is the store's.
+            clock.setBack(to: HLCTimestamp(rawValue: hlc))
+            store.identity.withLock { $0 = replica }
+        }
         stored = (hlc, origin)
         state = State(head: head, replica: replica, originSequence: origin, clock: clock)
         let generation = try StoreReader.activeGeneration(tx, schema)

@@ -1,0 +1,114 @@
+import EventStore
+import EventStoreTestSupport
+import EventSync
+import EventSyncService
+import Foundation
+import SyncTestSupport
+import Testing
+
+/// A device whose clock ran ahead: its writes wait, never block the rest of the sync for good,
+/// and reach everyone stamped anew once the clock is right again.
+@Suite("Clock recovery")
+struct ClockRecoveryTests {
+    static let day: Int64 = 86_400_000
+
+    @Test(
+        "writes made a day ahead wait until the clock is right, then reach everyone stamped anew",
+        arguments: TestBackend.all)
+    func writesAheadAreStampedAnew(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
+        defer { cluster.close() }
+        let device = try cluster.addReplica(skew: Self.day)
+        let original = device.replicaID
+        let written = try await device.append([
+            .put("notes", id: "n1", fields: ["title": "one"]), .put("notes", id: "n2", fields: ["title": "two"]),
+        ])
+        // The clock is still ahead: the server refuses the writes, and the sync says what to do.
+        do {
+            try await cluster.synchronizer(0).sync()
+            Issue.record("a write stamped a day ahead was taken")
+        } catch let error as SyncError {
+            #expect(error.code == .clockSkew && error.message.contains("set the device's clock right"), "\(error)")
+        }
+        // The server's refusal names the event and the latest stamp it takes, over HTTP too.
+        do {
+            _ = try await cluster.transport().push(PushRequest(replica: original, events: written), check: nil)
+            Issue.record("a write stamped a day ahead was taken")
+        } catch let error as SyncError {
+            #expect(error.eventID == written[0].id)
+            #expect(error.clockBound == cluster.serverClock.now + 60_000)
+            let decoded = SyncError(problemJSON: error.problemJSON(), status: 422)
+            #expect(decoded?.clockBound == error.clockBound && decoded?.eventID == error.eventID)
+        }
+        #expect(try await cluster.serverEvents().isEmpty)
+        #expect(device.replicaID == original, "nothing moved while the clock is ahead")
+
+        // The device's clock is set right: the next sync stamps the writes anew and pushes them.
+        cluster.clocks[0].set(cluster.serverClock.now)
+        let report = try await cluster.synchronizer(0).sync()
+        #expect(report.replicaChanges.count == 1 && report.pushed == 2, "\(report)")
+        #expect(device.replicaID != original)
+        let bound = cluster.serverClock.now + 60_000
+        let events = try await cluster.serverEvents()
+        #expect(events.map(\.fields) == written.map(\.fields))
+        #expect(events.allSatisfy { $0.hlc.physical <= bound && $0.id.origin == device.replicaID })
+        // Later writes follow the right clock, and everyone converges.
+        let later = try await device.patch("notes", id: "n1", fields: ["title": "later"])
+        #expect(later.hlc.physical <= bound)
+        let other = try cluster.addReplica()
+        try await cluster.synchronizer(0).sync()
+        try await cluster.synchronizer(1).sync()
+        #expect(try other.item("notes", "n1")?["title"] == "later")
+        #expect(try StoreSnapshot(other) == StoreSnapshot(device))
+        #expect(try device.verify().isConsistent)
+    }
+
+    @Test("writes ahead that another remote already holds are not stamped anew: the refusal says why")
+    func writesAnotherRemoteHoldsStay() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let device = try cluster.addReplica(skew: Self.day)
+        let original = device.replicaID
+        try await device.put("notes", id: "n1", fields: ["title": "one"])
+        // Another remote (a server with a wider skew bound) acknowledged it.
+        try await device.write { writer in
+            var bytes: [UInt8] = [3, 0]
+            for value: UInt64 in [1, 0, 0, 0, 0, 0] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
+            try writer.setMetadata(try SyncCursor(decoding: bytes).encoded(), forKey: "sync.remote.other")
+        }
+        cluster.clocks[0].set(cluster.serverClock.now)
+        do {
+            try await cluster.synchronizer(0).sync()
+            Issue.record("the sync went through")
+        } catch let error as SyncError {
+            #expect(error.code == .clockSkew && error.message.contains("a remote has them already"), "\(error)")
+        }
+        #expect(device.replicaID == original)
+        #expect(try await cluster.serverEvents().isEmpty)
+    }
+
+    @Test("another replica's event stamped ahead waits as a relay and holds up nothing else")
+    func aRelayAheadWaits() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let writer = try cluster.addReplica()
+        try await writer.put("notes", id: "n1", fields: ["title": "from the server"])
+        try await cluster.synchronizer(0).sync()
+        // A store whose clock runs ahead got an event of a third replica stamped as far ahead.
+        let peer = try cluster.addReplica(skew: Self.day)
+        let ahead = Event(
+            id: EventID(origin: ReplicaID(high: 5, low: 5), sequence: 1),
+            hlc: HLCTimestamp(physical: cluster.clocks[1].now, logical: 0), collection: "notes", item: "n9",
+            operation: .put, fields: ["title": "ahead"])
+        _ = try await peer.ingest([ahead])
+        let report = try await cluster.synchronizer(1).sync()
+        #expect(report.relaysRefused == 1 && report.pulled == 1, "\(report)")
+        #expect(try cluster.synchronizer(1).pendingCount() == 1)
+        #expect(try peer.item("notes", "n1")?["title"] == "from the server")
+        // Once the server's clock is near the stamp, the relay is taken.
+        cluster.advance(by: Self.day)
+        let later = try await cluster.synchronizer(1).sync()
+        #expect(later.pushed == 1, "\(later)")
+        #expect(try cluster.synchronizer(1).pendingCount() == 0)
+    }
+}

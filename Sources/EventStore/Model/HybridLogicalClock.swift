@@ -4,7 +4,8 @@ import Foundation
 /// ratchet past every stamp received from another replica.
 ///
 /// Stamps received from far in the future are refused (``EventStoreError/clockSkew``): one bad
-/// clock must not drag every replica's time forward ("HLC poisoning").
+/// clock must not drag every replica's time forward ("HLC poisoning"). A sync client takes the
+/// stamps its server took against the server's clock (``StoreWriter/ingestAll(checked:stampsVetted:)``).
 struct HybridLogicalClock: Sendable {
     /// The greatest stamp issued or received.
     private(set) var last: HLCTimestamp

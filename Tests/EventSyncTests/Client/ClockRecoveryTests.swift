@@ -63,6 +63,32 @@ struct ClockRecoveryTests {
         #expect(try device.verify().isConsistent)
     }
 
+    @Test("a device whose clock is five minutes behind still receives what others wrote, and its next write wins")
+    func aClockBehindStillPulls() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let writer = try cluster.addReplica()
+        let written = try await writer.put("notes", id: "n1", fields: ["title": "from a right clock"])
+        try await cluster.synchronizer(0).sync()
+        let behind = try cluster.addReplica(skew: -300_000)
+        // Handed over directly, the event is refused: too far ahead of this device's clock.
+        do {
+            _ = try await behind.ingest([written])
+            Issue.record("a stamp five minutes ahead was taken directly")
+        } catch let error as EventStoreError {
+            #expect(error.code == .clockSkew && error.skewedStamp?.stamp == written.hlc)
+        }
+        // From the server, which took it against its own clock, it is received.
+        let report = try await cluster.synchronizer(1).sync()
+        #expect(report.pulled == 1, "\(report)")
+        let edit = try await behind.patch("notes", id: "n1", fields: ["title": "edited behind"])
+        #expect(edit.hlc > written.hlc, "the clock moved up to what it received")
+        try await cluster.synchronizer(1).sync()
+        try await cluster.synchronizer(0).sync()
+        #expect(try writer.item("notes", "n1")?["title"] == "edited behind")
+        #expect(try StoreSnapshot(writer) == StoreSnapshot(behind))
+    }
+
     @Test("writes ahead that another remote already holds are not stamped anew: the refusal says why")
     func writesAnotherRemoteHoldsStay() async throws {
         let cluster = try SyncCluster()

@@ -128,8 +128,9 @@ final class WriteSession {
     }
 
     /// Records a checked received event (see ``CheckedEvent``) under the next seq, or finds it
-    /// in the log already.
-    func ingest(_ checked: CheckedEvent, in tx: WriteTransaction) throws -> IngestOutcome {
+    /// in the log already. Its stamp is checked against this store's clock unless `stampVetted`
+    /// (see ``StoreWriter/ingestAll(checked:stampsVetted:)``).
+    func ingest(_ checked: CheckedEvent, stampVetted: Bool = false, in tx: WriteTransaction) throws -> IngestOutcome {
         let event = checked.event
         let idKey = Keys.eventID(event.id)
         func heldSeq() throws -> UInt64? {
@@ -138,7 +139,7 @@ final class WriteSession {
             }
         }
         do {
-            try state.clock.validate(event.hlc)
+            if !stampVetted { try state.clock.validate(event.hlc) }
         } catch {
             // An event the log holds is a duplicate whatever its stamp says now (a retry after
             // this clock stepped back): only a new one is refused.

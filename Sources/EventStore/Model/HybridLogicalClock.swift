@@ -4,8 +4,10 @@ import Foundation
 /// ratchet past every stamp received from another replica.
 ///
 /// Stamps received from far in the future are refused (``EventStoreError/clockSkew``): one bad
-/// clock must not drag every replica's time forward ("HLC poisoning"). A sync client takes the
-/// stamps its server took against the server's clock (``StoreWriter/ingestAll(checked:stampsVetted:)``).
+/// clock must not drag every replica's time forward ("HLC poisoning"). A sync client allows the
+/// stamps it pulls a wider bound (a day by default; see `Synchronizer.Configuration` in
+/// EventSync): its server took them against the server's clock, and a device whose clock is
+/// behind must still receive them.
 struct HybridLogicalClock: Sendable {
     /// The greatest stamp issued or received.
     private(set) var last: HLCTimestamp
@@ -33,9 +35,11 @@ struct HybridLogicalClock: Sendable {
         return last
     }
 
-    /// Checks that a received stamp is not too far ahead of physical time.
-    func validate(_ remote: HLCTimestamp) throws {
-        try HybridLogicalClock.checkSkew(remote, now: physicalTime(), maxSkewMilliseconds: maxSkewMilliseconds)
+    /// Checks that a received stamp is not too far ahead of physical time: at most
+    /// `maxSkewMilliseconds`, or the clock's own bound.
+    func validate(_ remote: HLCTimestamp, maxSkewMilliseconds bound: UInt64? = nil) throws {
+        try HybridLogicalClock.checkSkew(
+            remote, now: physicalTime(), maxSkewMilliseconds: bound ?? maxSkewMilliseconds)
     }
 
     /// Throws ``EventStoreError/Code/clockSkew`` when `remote` is more than `maxSkewMilliseconds`

@@ -29,7 +29,9 @@ extension Store {
         public var maxBatchEvents: Int = 10_000
         /// The most encoded bytes one batch may hold.
         public var maxBatchBytes: Int = 32 << 20
-        /// How far ahead of this replica's clock a received stamp may be, in milliseconds.
+        /// How far ahead of this replica's clock a received stamp may be, in milliseconds
+        /// (``Store/ingest(_:)``, and a sync server's pushes; a sync client's pulls have a bound
+        /// of their own, `Synchronizer.Configuration.maxPulledClockSkew` in EventSync).
         public var maxClockSkewMilliseconds: UInt64 = 60_000
         /// The most events one group commit gathers from concurrent writers.
         public var groupCommitMaxEvents: Int = 20_000

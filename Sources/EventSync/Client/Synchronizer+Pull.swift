@@ -101,6 +101,9 @@ extension Synchronizer {
 
             let last = pages[pages.count - 1].page
             let key = cursorKey
+            let pulledSkew = max(
+                UInt64(max(0, configuration.maxPulledClockSkew.inSeconds * 1000)),
+                store.configuration.maxClockSkewMilliseconds)
             let events = pages.flatMap(\.events)
             let ingested: IngestedPage
             do {
@@ -112,8 +115,8 @@ extension Synchronizer {
                     }
                     let headBefore = try writer.head()
                     // The server took these stamps against its clock: a clock here that is
-                    // behind must not refuse what others wrote.
-                    let result = try writer.ingestAll(checked: events, stampsVetted: true)
+                    // behind must not refuse what others wrote (within a wider bound).
+                    let result = try writer.ingestAll(checked: events, maxSkewMilliseconds: pulledSkew)
                     // Nothing local is pending: what was just pulled need not be pushed back.
                     if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
                     cursor.pulled = last.next

@@ -93,9 +93,14 @@ extension Synchronizer {
                     + "they are not stamped anew")
         }
         try await pushAgain(from: first, undeclaring: id.origin)
+        let change: Store.ReplicaIDChange
+        do {
+            change = try await store.restamp(from: id, notAfter: HLCTimestamp(physical: bound, logical: .max))
+        } catch let error as EventStoreError where error.code == .clockSkew || error.code == .invalidEvent {
+            throw refused("the events from \(id) on cannot be stamped anew: \(error.message)")
+        }
         record(
-            try await store.restamp(from: id, notAfter: HLCTimestamp(physical: bound, logical: .max)),
-            reason: refusal.message, in: &report,
+            change, reason: refusal.message, in: &report,
             "events stamped while this device's clock ran ahead were stamped anew under a new replica id")
     }
 

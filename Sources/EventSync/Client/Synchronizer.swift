@@ -20,8 +20,10 @@ import Synchronization
 /// page. A sync cut at any point resumes from the last complete page, and never re-applies or
 /// skips an event (ingest is idempotent by event id in any case).
 ///
-/// **Merge.** Pulled events go through ``EventStore/StoreWriter/ingest(_:)``: the same merge as
-/// local events, so replicas with the same events hold the same items and search index.
+/// **Merge.** Pulled events are ingested like ``EventStore/StoreWriter/ingest(_:)`` does (their
+/// stamps may be up to ``Configuration/maxPulledClockSkew`` ahead of this device's clock): the
+/// same merge as local events, so replicas with the same events hold the same items and search
+/// index.
 ///
 /// **Epochs.** When the server's epoch changes (its data was restored from an older copy), the
 /// cursors are reset: everything local is pushed again (the server acknowledges what it holds
@@ -85,6 +87,13 @@ public final class Synchronizer: Sendable {
         /// store no longer holds it (``SyncError/Code/orphanedEvent``), so this bounds that wait
         /// while the store is idle; a store that writes declares with every push anyway.
         public var declarationInterval: Duration = .seconds(600)
+        /// How far ahead of this device's clock a pulled event's stamp may be (a day by default;
+        /// the store's own bound, ``EventStore/Store/Configuration/maxClockSkewMilliseconds``,
+        /// when that is larger). The server took the stamps against its own clock, within its
+        /// skew bound: this wider bound lets a device whose clock is behind receive what others
+        /// wrote (its clock then moves up to their stamps), while a remote whose clock ran
+        /// further ahead still cannot drag this store's clock with it.
+        public var maxPulledClockSkew: Duration = .seconds(86_400)
         /// The most conflict records a ``SyncReport`` carries (all are counted).
         public var maxReportedConflicts = 1000
         /// The logger.

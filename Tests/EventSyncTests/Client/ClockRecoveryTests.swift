@@ -78,7 +78,12 @@ struct ClockRecoveryTests {
         } catch let error as EventStoreError {
             #expect(error.code == .clockSkew && error.skewedStamp?.stamp == written.hlc)
         }
-        // From the server, which took it against its own clock, it is received.
+        // From the server, which took it against its own clock, it is received within the
+        // pulls' wider bound (a day by default), not beyond it.
+        var narrow = Synchronizer.Configuration()
+        narrow.maxPulledClockSkew = .seconds(120)
+        await expectSyncError(.clockSkew) { try await cluster.synchronizer(1, configuration: narrow).sync() }
+        #expect(try behind.item("notes", "n1") == nil)
         let report = try await cluster.synchronizer(1).sync()
         #expect(report.pulled == 1, "\(report)")
         let edit = try await behind.patch("notes", id: "n1", fields: ["title": "edited behind"])

@@ -86,14 +86,17 @@ public final class StoreWriter: StoreReader {
     /// Ingests events already checked (see ``CheckedEvent``), each encoded once, when it was
     /// checked.
     ///
-    /// With `stampsVetted`, the events' stamps are not checked against this store's clock: a
-    /// sync server took them against its own clock and skew bound, and a device whose clock is
-    /// behind by more than the bound must still receive what others wrote (its clock then moves
-    /// up to theirs, so that its next writes order after them).
-    package func ingestAll(checked events: [CheckedEvent], stampsVetted: Bool = false) throws -> Store.IngestResult {
+    /// With `maxSkewMilliseconds`, the events' stamps may be that far ahead of this store's
+    /// clock instead of ``Store/Configuration/maxClockSkewMilliseconds``: a sync server took
+    /// them against its own clock, and a device whose clock is behind by more than the store's
+    /// bound must still receive what others wrote (its clock then moves up to theirs, so that
+    /// its next writes order after them).
+    package func ingestAll(checked events: [CheckedEvent], maxSkewMilliseconds: UInt64? = nil) throws
+        -> Store.IngestResult
+    {
         var result = Store.IngestResult(appended: [], duplicates: [])
         for checked in events {
-            switch try session.ingest(checked, stampVetted: stampsVetted, in: writeTransaction) {
+            switch try session.ingest(checked, maxSkewMilliseconds: maxSkewMilliseconds, in: writeTransaction) {
             case .appended(let seq):
                 var appended = checked.event
                 appended.seq = seq

@@ -5,7 +5,7 @@ import Synchronization
 /// sequence and clock, the item states it reads, and the projection generation it writes.
 ///
 /// Every event goes into the log through ``append(_:in:)`` (a local change, stamped here) or
-/// ``ingest(_:in:)`` (a received event, keeping its id and stamp); both record its id, then end in
+/// ``ingest(_:maxSkewMilliseconds:in:)`` (a received event, keeping its id and stamp); both record its id, then end in
 /// ``record(_:encoded:before:itemKey:in:)``: the event is written once, under the next seq, the
 /// projections applied, and the state advanced the same way. Loaded at the start of every transaction (another process
 /// may have written since) and saved by ``finish()`` before it commits.
@@ -45,6 +45,9 @@ final class WriteSession {
             // keeps at or above its stamps, is the store's.
             clock.setBack(to: HLCTimestamp(rawValue: hlc))
             store.identity.withLock { $0 = replica }
+            // Published with the id, whether this transaction appends or commits at all.
+            let followed = clock
+            store.clock.withLock { $0 = followed }
         }
         stored = (hlc, origin)
         state = State(head: head, replica: replica, originSequence: origin, clock: clock)
@@ -128,9 +131,11 @@ final class WriteSession {
     }
 
     /// Records a checked received event (see ``CheckedEvent``) under the next seq, or finds it
-    /// in the log already. Its stamp is checked against this store's clock unless `stampVetted`
-    /// (see ``StoreWriter/ingestAll(checked:stampsVetted:)``).
-    func ingest(_ checked: CheckedEvent, stampVetted: Bool = false, in tx: WriteTransaction) throws -> IngestOutcome {
+    /// in the log already. Its stamp may be at most the store's skew bound ahead of its clock, or
+    /// `maxSkewMilliseconds` (see ``StoreWriter/ingestAll(checked:maxSkewMilliseconds:)``).
+    func ingest(_ checked: CheckedEvent, maxSkewMilliseconds: UInt64? = nil, in tx: WriteTransaction) throws
+        -> IngestOutcome
+    {
         let event = checked.event
         let idKey = Keys.eventID(event.id)
         func heldSeq() throws -> UInt64? {
@@ -139,7 +144,7 @@ final class WriteSession {
             }
         }
         do {
-            if !stampVetted { try state.clock.validate(event.hlc) }
+            try state.clock.validate(event.hlc, maxSkewMilliseconds: maxSkewMilliseconds)
         } catch {
             // An event the log holds is a duplicate whatever its stamp says now (a retry after
             // this clock stepped back): only a new one is refused.

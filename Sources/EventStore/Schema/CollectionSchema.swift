@@ -120,7 +120,7 @@ public struct CollectionSchema: Sendable {
     }
 
     /// Checks declared schemas: valid collection and field names, each collection declared
-    /// once, upcasters below their schema's version.
+    /// once, upcasters below their schema's version, valid names in every step.
     ///
     /// - Throws: ``EventStoreError/Code/invalidName`` or ``EventStoreError/Code/configurationMismatch``.
     static func validate(_ schemas: [CollectionSchema]) throws {
@@ -128,6 +128,9 @@ public struct CollectionSchema: Sendable {
         for schema in schemas {
             try Validation.collection(schema.collection)
             for field in schema.mergePolicies.keys { try Validation.fieldName(field) }
+            for upcaster in schema.upcasters.values {
+                for step in upcaster.steps { try step.validateNames() }
+            }
             guard seen.insert(schema.collection).inserted else {
                 throw EventStoreError(.configurationMismatch, "the schema of \(schema.collection) is declared twice")
             }

@@ -59,16 +59,18 @@ struct SchemaRegistry: Sendable {
 
     /// The event as the current schema reads it: upcast from its version through every later
     /// one; `nil` for an event of a newer version than declared (written by a newer application,
-    /// received through sync), which this open cannot read: the log keeps it and sync passes it
-    /// on, and it is applied once the application declares its version (the raised version
-    /// rebuilds the projections). The seq, id, stamps and version stay those of the logged event.
+    /// received through sync; a collection without a declared schema reads version 0), which
+    /// this open cannot read: the log keeps it and sync passes it on, and it is applied once the
+    /// application declares its version (the raised version rebuilds the projections). `nil` too
+    /// for a patch the upcasters left with nothing to write (they removed every field it wrote):
+    /// it changes nothing. The seq, id, stamps and version stay those of the logged event.
     ///
     /// - Throws: ``EventStoreError/Code/configurationMismatch`` for an older event of a collection
-    ///   whose upcasters this open lacks; ``EventStoreError/Code/invalidEvent`` when the upcasters
-    ///   made an invalid event (a bad name, a patch without fields).
+    ///   whose upcasters this open lacks; ``EventStoreError/Code/invalidEvent`` when code
+    ///   upcasters made an invalid event (a bad name; declarative steps are checked when declared).
     func interpret(_ event: Event) throws -> Event? {
-        guard let schema = schemas[event.collection] else { return event }
         // A newer version than this open knows is held back.
+        guard let schema = schemas[event.collection] else { return event.schema == 0 ? event : nil }
         guard event.schema <= schema.version else { return nil }
         guard event.schema < schema.version else { return event }
         if let highest = needsCode[event.collection], event.schema <= highest {
@@ -83,6 +85,8 @@ struct SchemaRegistry: Sendable {
             schema.upcasters[upcast.version]?.apply(to: &upcast)
             upcast.version += 1
         }
+        // A patch left with nothing to write (its fields removed) changes nothing.
+        if upcast.operation == .patch && upcast.fields.isEmpty && upcast.updates.isEmpty { return nil }
         do {
             try Validation.collection(upcast.collection)
             try Validation.item(upcast.item)

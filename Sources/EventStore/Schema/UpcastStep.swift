@@ -29,6 +29,19 @@ public enum UpcastStep: Sendable, Hashable {
     /// The event's item moves to another collection (from this version on, the item lives there).
     case moveToCollection(String)
 
+    /// Throws ``EventStoreError/Code/invalidName`` for a field or collection name the step
+    /// would write that no event may carry: checked when the schema is declared, so that an
+    /// upcaster never turns a valid event into an invalid one.
+    func validateNames() throws {
+        switch self {
+        case .renameField(let old, let new): for name in [old, new] { try Validation.fieldName(name) }
+        case .setDefault(let field, _), .removeField(let field), .mapValues(let field, _, _):
+            try Validation.fieldName(field)
+        case .splitField(let field, _, let parts): for name in [field] + parts { try Validation.fieldName(name) }
+        case .moveToCollection(let collection): try Validation.collection(collection)
+        }
+    }
+
     /// Applies the step to `event`.
     func apply(to event: inout UpcastEvent) {
         guard event.operation != .delete || isMove || !event.updates.isEmpty else { return }

@@ -76,8 +76,20 @@ enum ModelEncoder {
         return text("\(float)")
     }
 
-    static func number<T: FixedWidthInteger>(_ integer: T) -> Value {
-        Int64(exactly: integer).map(Value.int) ?? .double(Double(integer))
+    /// An integer as a stored number: every value of 64-bit signed range. A larger unsigned one
+    /// (`UInt64` past `Int64.max`) is refused rather than rounded to a double: store it as a
+    /// string.
+    static func number<T: FixedWidthInteger>(_ integer: T, at path: @autoclosure () -> [any CodingKey]) throws -> Value
+    {
+        guard let exact = Int64(exactly: integer) else {
+            throw EncodingError.invalidValue(
+                integer,
+                .init(
+                    codingPath: path(),
+                    debugDescription: "\(integer) does not fit a 64-bit signed integer, which is how numbers are "
+                        + "stored: store it as a string"))
+        }
+        return .int(exact)
     }
 
     /// The value of a number's JSON text.
@@ -179,16 +191,16 @@ enum ModelEncoder {
         func encode(_ value: String) throws { node.value = .string(value) }
         func encode(_ value: Double) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
         func encode(_ value: Float) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
-        func encode(_ value: Int) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: Int8) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: Int16) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: Int32) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: Int64) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: UInt) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: UInt8) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: UInt16) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: UInt32) throws { node.value = ModelEncoder.number(value) }
-        func encode(_ value: UInt64) throws { node.value = ModelEncoder.number(value) }
+        func encode(_ value: Int) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: Int8) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: Int16) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: Int32) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: Int64) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: UInt) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: UInt8) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: UInt16) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: UInt32) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
+        func encode(_ value: UInt64) throws { node.value = try ModelEncoder.number(value, at: codingPath) }
         func encode<T: Encodable>(_ value: T) throws { node.value = try ModelEncoder.encode(value, at: codingPath) }
     }
 
@@ -213,19 +225,19 @@ enum ModelEncoder {
         mutating func encode(_ value: Float, forKey key: Key) throws {
             node.set(key.stringValue, try ModelEncoder.number(value, at: path(key)))
         }
-        private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) {
-            node.set(key.stringValue, ModelEncoder.number(value))
+        private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
+            node.set(key.stringValue, try ModelEncoder.number(value, at: path(key)))
         }
-        mutating func encode(_ value: Int, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: Int8, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: Int16, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: Int32, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: UInt, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: UInt8, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: UInt16, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: UInt32, forKey key: Key) throws { integer(value, key) }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws { integer(value, key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             node.set(key.stringValue, try ModelEncoder.encode(value, at: path(key)))
         }
@@ -238,7 +250,9 @@ enum ModelEncoder {
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             nested(key).unkeyedContainer()
         }
-        mutating func superEncoder() -> any Encoder { nested(Key(stringValue: "super")!) }
+        mutating func superEncoder() -> any Encoder {
+            Encoding(node: node.child("super"), codingPath: codingPath + [AnyCodingKey("super")])
+        }
         mutating func superEncoder(forKey key: Key) -> any Encoder { nested(key) }
     }
 
@@ -263,16 +277,16 @@ enum ModelEncoder {
         mutating func encode(_ value: String) throws { append(.string(value)) }
         mutating func encode(_ value: Double) throws { append(try ModelEncoder.number(value, at: path)) }
         mutating func encode(_ value: Float) throws { append(try ModelEncoder.number(value, at: path)) }
-        mutating func encode(_ value: Int) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: Int8) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: Int16) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: Int32) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: Int64) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: UInt) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: UInt8) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: UInt16) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: UInt32) throws { append(ModelEncoder.number(value)) }
-        mutating func encode(_ value: UInt64) throws { append(ModelEncoder.number(value)) }
+        mutating func encode(_ value: Int) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: Int8) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: Int16) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: Int32) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: Int64) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: UInt) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: UInt8) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: UInt16) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: UInt32) throws { append(try ModelEncoder.number(value, at: codingPath)) }
+        mutating func encode(_ value: UInt64) throws { append(try ModelEncoder.number(value, at: codingPath)) }
         mutating func encode<T: Encodable>(_ value: T) throws { append(try ModelEncoder.encode(value, at: path)) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)

@@ -46,17 +46,22 @@ where Model.ID: Sendable {
         try await store.put(name, id: String(describing: model.id), fields: try ModelCoding.fields(of: model))
     }
 
-    /// Reads a model, lets `body` change it and writes it back, in one write transaction: what
-    /// other replicas added to its sets and counters in the meantime cannot be undone by it.
+    /// Reads a model, lets `body` change it and writes what it changed, in one write
+    /// transaction: a patch of the fields whose values differ (a field the model no longer
+    /// encodes, an optional set to `nil`, is written as null), so that what other replicas added
+    /// to its sets and counters in the meantime cannot be undone by it, and the fields its
+    /// model does not know (written by a newer release of the application) stay.
     ///
     /// ```swift
     /// try await notes.update("n1") { note in note.tags.append("urgent") }
     /// ```
     ///
-    /// Prefer it to ``get(_:)`` then ``put(_:)-(Model)`` when a model with add-wins sets or
-    /// counters is edited some time after it was read (an edit screen open while sync runs).
+    /// Prefer it to ``get(_:)`` then ``put(_:)-(Model)`` when a model is edited some time after
+    /// it was read (an edit screen open while sync runs), or by an application that may be older
+    /// than others writing the store: a put replaces the whole item.
     ///
-    /// - Returns: The event written, or `nil` when the item does not exist (`body` is not called).
+    /// - Returns: The event written, or `nil` when the item does not exist (`body` is not
+    ///   called) or `body` changed nothing (nothing is written).
     /// - Throws: What `body` throws (nothing is written), or what decoding or writing the model throws.
     @discardableResult
     public func update(_ id: Model.ID, _ body: @escaping @Sendable (inout Model) throws -> Void) async throws -> Event?
@@ -65,8 +70,13 @@ where Model.ID: Sendable {
         return try await store.write { writer -> Event? in
             guard let item = try writer.item(name, key) else { return nil }
             var model: Model = try ModelCoding.model(item, defaults: defaults)
+            let before = try ModelCoding.fields(of: model)
             try body(&model)
-            return try writer.append(.put(name, id: key, fields: try ModelCoding.fields(of: model), base: item.version))
+            let after = try ModelCoding.fields(of: model)
+            var changed = after.filter { before[$0.key] != $0.value }
+            for name in before.keys where after[name] == nil { changed[name] = .null }
+            guard !changed.isEmpty else { return nil }
+            return try writer.append(.patch(name, id: key, fields: changed, base: item.version))
         }
     }
 

@@ -351,7 +351,8 @@ struct SchemaEvolutionTests {
         tasks.upcast(from: 1, [.moveToCollection("archive")])
         var configuration = Store.Configuration()
         configuration.schemas = [tasks]
-        let old = Store.Configuration()
+        var old = Store.Configuration()
+        old.schemas = [CollectionSchema("tasks", version: 1)]
         let directory = TemporaryDirectory(prefix: "schema-move")
         defer { directory.remove() }
         let writer = try Store.open(at: directory.appending("old"), configuration: old)
@@ -397,9 +398,74 @@ struct SchemaEvolutionTests {
         beyond.upcast(from: 1) { _ in }
         var late = Store.Configuration()
         late.schemas = [beyond]
-        for configuration in [twice, late] {
+        // Steps that would write names no event may carry.
+        var badNames: [Store.Configuration] = []
+        for step: UpcastStep in [
+            .renameField("title", to: ""), .splitField("title", separator: " ", into: ["a", "b\u{0}"]),
+            .moveToCollection(""),
+        ] {
+            var schema = CollectionSchema("notes", version: 2)
+            schema.upcast(from: 1, [step])
+            var configuration = Store.Configuration()
+            configuration.schemas = [schema]
+            badNames.append(configuration)
+        }
+        for configuration in [twice, late] + badNames {
             await #expect(throws: EventStoreError.self) {
                 try await withTemporaryStore(configuration: configuration) { (_: Store) async throws in }
+            }
+        }
+    }
+
+    @Test func aPatchWhoseEveryFieldAStepRemovedChangesNothingAndTheStoreStillOpens() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-removed")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        var first = Store.Configuration()
+        first.schemas = [CollectionSchema("notes", version: 1)]
+        let written = try await { () async throws -> [Event] in
+            let store = try Store.open(at: path, configuration: first)
+            defer { store.close() }
+            try await store.put("notes", id: "n1", fields: ["title": "Groceries"])
+            return [try await store.patch("notes", id: "n1", fields: ["draft": true])]
+        }()
+        var second = CollectionSchema("notes", version: 2)
+        second.upcast(from: 1, [.removeField("draft")])
+        var configuration = Store.Configuration()
+        configuration.schemas = [second]
+        // The raised version rebuilds from the log: the emptied patch is kept and changes nothing.
+        let store = try Store.open(at: path, configuration: configuration)
+        defer { store.close() }
+        #expect(try store.item("notes", "n1")?.fields == ["title": "Groceries"])
+        #expect(try store.head() == 2 && store.read { try $0.event(id: written[0].id) } != nil)
+        #expect(try store.verify().isConsistent)
+        // Received from a replica still on version 1, the same.
+        var received = written[0]
+        received.id = EventID(origin: ReplicaID(high: 4, low: 4), sequence: 1)
+        received.seq = 0
+        #expect(try await store.ingest([received]).appended.count == 1)
+        #expect(try store.item("notes", "n1")?.fields == ["title": "Groceries"])
+        // A change written at version 1 that only names the removed field says so.
+        await #expect(throws: EventStoreError.self) {
+            try await store.append([.patch("notes", id: "n1", fields: ["draft": false], schema: 1)])
+        }
+    }
+
+    @Test func aReplicaWithoutASchemaHoldsBackEventsOfTheFirstDeclaredOne() async throws {
+        var schema = CollectionSchema("notes", version: 1)
+        schema.upcast(from: 0, [.renameField("title", to: "name")])
+        var newer = Store.Configuration()
+        newer.schemas = [schema]
+        try await withTemporaryStore { older in
+            try await withTemporaryStore(configuration: newer) { newer in
+                try await older.put("notes", id: "n1", fields: ["title": "Groceries"])
+                let renamed = try await newer.put("notes", id: "n1", fields: ["name": "Groceries, renamed"])
+                try await SchemaEvolutionTests.exchange([older, newer])
+                // The older replica keeps and passes on the version-1 event, but its items stay in
+                // the shape it knows; the newer one reads the older event through its upcaster.
+                #expect(try older.read { try $0.event(id: renamed.id) } != nil)
+                #expect(try older.item("notes", "n1")?.fields == ["title": "Groceries"])
+                #expect(try newer.item("notes", "n1")?.fields == ["name": "Groceries, renamed"])
             }
         }
     }

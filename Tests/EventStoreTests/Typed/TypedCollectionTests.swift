@@ -70,6 +70,32 @@ struct TypedCollectionTests {
         }
     }
 
+    @Test func anUpdateWritesWhatChangedAndKeepsFieldsTheModelDoesNotKnow() async throws {
+        try await withTemporaryStore { store in
+            // A newer release of the application wrote a field this model does not have.
+            try await store.put(
+                "notes", id: "n1",
+                fields: [
+                    "title": "Groceries", "tags": ["home"], "done": false, "rank": 0, "score": 0.5, "color": "blue",
+                ])
+            let notes = store.collection(Note.self, named: "notes")
+            let event = try #require(
+                try await notes.update("n1") { note in
+                    note.title = "Groceries, milk"
+                    note.score = nil
+                })
+            #expect(event.operation == .patch)
+            #expect(event.fields == ["title": "Groceries, milk", "score": .null], "only what changed")
+            let item = try #require(try store.item("notes", "n1"))
+            #expect(item["color"] == "blue", "a field the model does not know stays")
+            #expect(try notes.get("n1")?.score == nil && notes.get("n1")?.title == "Groceries, milk")
+            // Nothing changed: nothing written.
+            let head = try store.head()
+            #expect(try await notes.update("n1") { note in note.title = "Groceries, milk" } == nil)
+            #expect(try store.head() == head)
+        }
+    }
+
     @Test func batchesPagesAndCounts() async throws {
         try await withTemporaryStore { store in
             let tasks = store.collection(Chore.self, named: "tasks")

@@ -107,8 +107,12 @@ final class WriteSession {
         guard let applied = try schemas.interpret(event) else {
             throw EventStoreError(
                 .invalidEvent,
-                "the change to \(change.collection)/\(change.item) names schema version \(event.schema), above the "
-                    + "\(schemas.version(of: change.collection)) this store declares")
+                event.schema > schemas.version(of: change.collection)
+                    ? "the change to \(change.collection)/\(change.item) names schema version \(event.schema), above the "
+                        + "\(schemas.version(of: change.collection)) this store declares"
+                    : "the change to \(change.collection)/\(change.item), at schema version \(event.schema), writes "
+                        + "nothing once upcast to version \(schemas.version(of: change.collection)) (every field it names "
+                        + "was removed)")
         }
         if version != current {
             // Sets and counters are written against what the replica holds, at the current version.

@@ -11,7 +11,9 @@ struct WritePathTests {
     // MARK: Round trips
 
     @Test func everyValueAndOperationRoundTripsThroughTheLog() async throws {
-        try await withTemporaryStore { store in
+        var configuration = Store.Configuration()
+        configuration.schemas = [CollectionSchema("notes", version: 3)]
+        try await withTemporaryStore(configuration: configuration) { store in
             var appended: [Event] = []
             for operation in EventOperation.allCases {
                 let fields = operation == .delete ? [:] : CoreFixtures.allValues

@@ -48,7 +48,7 @@ extension SyncService {
     ///
     /// - Parameters:
     ///   - name: The store name; a missing store is created when
-    ///     ``Configuration/createsStoresOnPush`` is set.
+    ///     ``Configuration/createsStoresOnPush`` is set and the push carries events.
     ///   - request: The events and the pushing replica.
     ///   - check: The client's continuity mark, if it has one.
     ///   - credential: Who pushes (``SyncCredential/trusted`` for a caller in this process).
@@ -82,7 +82,9 @@ extension SyncService {
                 check: check, credential: credential,
                 maxClockSkewMilliseconds: configuration.storeConfiguration.maxClockSkewMilliseconds,
                 serverTime: configuration.storeConfiguration.physicalClock())
-            result = try await storage.push(name, push, create: configuration.createsStoresOnPush, logger: logger)
+            // A declaration alone (no events) never creates a store.
+            result = try await storage.push(
+                name, push, create: configuration.createsStoresOnPush && !request.events.isEmpty, logger: logger)
         } catch {
             throw SyncService.syncError(error)
         }

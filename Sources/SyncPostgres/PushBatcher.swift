@@ -1,3 +1,4 @@
+import EventStore
 import EventSync
 import EventSyncService
 import Synchronization
@@ -8,7 +9,9 @@ import Synchronization
 /// Pushes to one store take turns under the store's row lock, and each turn costs round trips
 /// and a commit. The first push to a store that has no transaction running starts one; pushes
 /// that arrive meanwhile queue, and the next transaction takes every queued push (up to
-/// ``maxPushes`` pushes and ``maxEvents`` events, at least one). Each push of a batch is applied
+/// ``maxPushes`` pushes, ``maxEvents`` events and ``maxBytes`` bytes of events, at least one:
+/// pushes of large events never add up to a statement PostgreSQL refuses, a bind message being
+/// at most 1 GB, or one that outlasts the request timeout of everyone batched with them). Each push of a batch is applied
 /// on its own copy of the store's state, so one that fails (a conflicting event, a replica it
 /// may not claim) fails alone and leaves nothing; the others commit together.
 final class PushBatcher: Sendable {
@@ -36,11 +39,15 @@ final class PushBatcher: Sendable {
     let maxPushes: Int
     /// The most events one transaction applies (a single larger push still runs, alone).
     let maxEvents: Int
+    /// The most bytes of encoded events one transaction applies (a single larger push still
+    /// runs, alone).
+    let maxBytes: Int
     private let state = Mutex(State())
 
-    init(maxPushes: Int = 256, maxEvents: Int = 10_000) {
+    init(maxPushes: Int = 256, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20) {
         self.maxPushes = max(maxPushes, 1)
         self.maxEvents = max(maxEvents, 1)
+        self.maxBytes = max(maxBytes, 1)
     }
 
     /// How many batches ran (for tests and logs).
@@ -89,10 +96,13 @@ final class PushBatcher: Sendable {
             }
             var taken = 0
             var events = 0
+            var bytes = 0
             while taken < queue.count, taken < maxPushes {
                 let count = queue[taken].push.events.count
-                if taken > 0, events + count > maxEvents { break }
+                let size = queue[taken].push.events.reduce(0) { $0 + $1.byteCount }
+                if taken > 0, events + count > maxEvents || bytes + size > maxBytes { break }
                 events += count
+                bytes += size
                 taken += 1
             }
             state.queues[key] = Array(queue[taken...])

@@ -4,6 +4,7 @@ import EventSync
 import Logging
 import PostgresNIO
 import SyncTestSupport
+import Synchronization
 import Testing
 
 @testable import EventSyncService
@@ -122,5 +123,69 @@ struct PushBatcherTests {
         // The store's head and digest are those of the log the pull reads.
         let info = try await service.info(store: "notes")
         #expect(page.head == 61 && page.digest == info.digest)
+    }
+}
+
+/// How the batcher cuts its queue, without a database.
+struct PushBatchSizeTests {
+    /// A push of `count` events of about `size` bytes each, of a replica of its own.
+    static func push(_ count: Int, bytes size: Int) throws -> CheckedPush {
+        let replica = ReplicaID.random()
+        let events = try (1...count).map { sequence in
+            try CheckedEvent(
+                Event(
+                    id: EventID(origin: replica, sequence: UInt64(sequence)),
+                    hlc: HLCTimestamp(physical: 1_800_000_000_000, logical: UInt16(sequence)), collection: "notes",
+                    item: "n\(sequence)", operation: .put,
+                    fields: ["body": .string(String(repeating: "x", count: size))]),
+                limit: 1 << 30)
+        }
+        return CheckedPush(
+            request: PushRequest(replica: replica, events: events.map(\.event)), events: events, check: nil,
+            credential: .trusted, maxClockSkewMilliseconds: 60_000, serverTime: 1_800_000_000_000)
+    }
+
+    @Test func aBatchStopsAtItsByteBudgetAndAnOversizedPushRunsAlone() async throws {
+        let batcher = PushBatcher(maxBytes: 13_000)
+        let key = PushBatcher.Key(store: "notes", create: false)
+        let gate = AsyncStream<Void>.makeStream()
+        // Each batch: its pushes' sizes in bytes.
+        let batches = Mutex<[[Int]]>([])
+        let entered = Mutex(false)
+        let apply: PushBatcher.Apply = { pushes in
+            // The first batch waits until every push is queued behind it.
+            if batches.withLock({ $0.isEmpty }) {
+                entered.withLock { $0 = true }
+                for await _ in gate.stream { break }
+            }
+            batches.withLock { $0.append(pushes.map { $0.events.reduce(0) { $0 + $1.byteCount } }) }
+            return pushes.map { push in
+                .success(
+                    PushOutcome(
+                        response: PushResponse(
+                            accepted: push.events.count, duplicates: 0, head: 0, digest: .empty, epoch: "e",
+                            replica: push.request.replica, highWater: 0), rotatedEpoch: nil))
+            }
+        }
+        // Pushes of about 6 kB: two fit a batch, three do not; one of 20 kB runs alone.
+        let pushes = try (0..<5).map { _ in try Self.push(3, bytes: 2_000) } + [try Self.push(1, bytes: 20_000)]
+        var tasks: [Task<Int, any Error>] = []
+        for (index, push) in pushes.enumerated() {
+            tasks.append(Task { try await batcher.submit(push, to: key, apply: apply).response.accepted })
+            // The first push's transaction runs alone (and waits); the others queue behind it.
+            while index == 0 ? !entered.withLock({ $0 }) : batcher.waiting(for: key) < index {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        gate.continuation.yield()
+        gate.continuation.finish()
+        var accepted: [Int] = []
+        for task in tasks { accepted.append(try await task.value) }
+        #expect(accepted == [3, 3, 3, 3, 3, 1])
+        // The first alone, then two by two (a third would pass 13 kB), the large one alone.
+        let sizes = batches.withLock { $0 }
+        #expect(sizes.map(\.count) == [1, 2, 2, 1], "\(sizes)")
+        #expect(sizes.dropLast().allSatisfy { $0.reduce(0, +) <= 13_000 }, "\(sizes)")
+        #expect(sizes.last.map { $0[0] > 13_000 } == true, "\(sizes)")
     }
 }

@@ -320,11 +320,15 @@ struct ReplicaIdentityTests {
         let (cluster, owner, first) = try await Self.ownedNote()
         defer { cluster.close() }
         let (alice, mallory) = (cluster.transport(credential: Self.alice), cluster.transport(credential: Self.mallory))
-        // Mallory declares under the owner's id before the owner pushed: no claim, no effect.
+        // The store exists (another replica pushed); Mallory declares under the owner's id before
+        // the owner pushed: no claim, no effect.
+        let other = try cluster.addReplica()
+        try await other.put("notes", id: "o1", fields: ["title": "other"])
+        try await cluster.synchronizer(1, transport: cluster.transport(credential: Self.bob)).sync()
         let clock = HLCTimestamp(physical: cluster.serverClock.now, logical: 0)
         let answer = try await mallory.push(
             PushRequest(replica: owner.replicaID, events: [], through: 0, clock: clock), check: nil)
-        #expect(answer.accepted == 0 && answer.head == 0)
+        #expect(answer.accepted == 0 && answer.head == 1)
         let report = try await cluster.synchronizer(0, transport: alice).sync()
         #expect(report.pushed == 1 && report.replicaChanges.isEmpty, "the id is still the owner's to claim: \(report)")
         // Nor does Mallory's declaration count against the owner's events once Alice owns the id:
@@ -341,7 +345,13 @@ struct ReplicaIdentityTests {
         _ = try await alice.push(
             PushRequest(replica: owner.replicaID, events: [], through: 1, clock: later), check: nil)
         await expectSyncError(.orphanedEvent) { try await Self.relay(relayed, of: owner, by: mallory) }
-        #expect(try await cluster.serverStore().head() == 1)
+        #expect(try await cluster.serverStore().head() == 2)
+        // A declaration alone creates no store.
+        let elsewhere = InProcessTransport(service: cluster.service, storeName: "elsewhere", credential: Self.alice)
+        await expectSyncError(.notFound) {
+            try await elsewhere.push(PushRequest(replica: owner.replicaID, events: [], through: 0), check: nil)
+        }
+        #expect(try await !cluster.service.storeNames().contains("elsewhere"))
     }
 
     @Test("an owner's declared clock disowns the events stamped before it, counted no further than the server's clock")

@@ -2,9 +2,10 @@ import Foundation
 
 /// A collection of typed models: `Codable & Identifiable` values stored as items.
 ///
-/// Each model's coding keys become the item's fields; the `id` becomes the item id (its
-/// `String(describing:)` form: a `String` as is, a `UUID` as its `uuidString`, an `Int` in
-/// decimal) and is not stored as a field.
+/// Each model's coding keys become the item's fields; the `id` becomes the item id (the string
+/// or number it encodes to: a `String` as is, a `UUID` as its `uuidString`, an `Int` in decimal,
+/// a `RawRepresentable` id its raw value; an id that encodes otherwise, or is not `Encodable`,
+/// is refused with ``EventStoreError/Code/typeMismatch``) and is not stored as a field.
 ///
 /// Models are encoded to fields and decoded from them directly, with the values `JSONEncoder`
 /// and `JSONDecoder` would give (a whole number as an integer, a `Date` as seconds since 2001,
@@ -43,7 +44,7 @@ where Model.ID: Sendable {
     /// Replaces the model's item with the model's fields.
     @discardableResult
     public func put(_ model: Model) async throws -> Event {
-        try await store.put(name, id: String(describing: model.id), fields: try ModelCoding.fields(of: model))
+        try await store.put(name, id: try ModelCoding.itemID(model.id), fields: try ModelCoding.fields(of: model))
     }
 
     /// Reads a model, lets `body` change it and writes what it changed, in one write
@@ -66,7 +67,7 @@ where Model.ID: Sendable {
     @discardableResult
     public func update(_ id: Model.ID, _ body: @escaping @Sendable (inout Model) throws -> Void) async throws -> Event?
     {
-        let (name, key, defaults) = (self.name, String(describing: id), self.defaults)
+        let (name, key, defaults) = (self.name, try ModelCoding.itemID(id), self.defaults)
         return try await store.write { writer -> Event? in
             guard let item = try writer.item(name, key) else { return nil }
             var model: Model = try ModelCoding.model(item, defaults: defaults)
@@ -84,13 +85,13 @@ where Model.ID: Sendable {
     @discardableResult
     public func put(_ models: [Model]) async throws -> [Event] {
         try await store.append(
-            models.map { .put(name, id: String(describing: $0.id), fields: try ModelCoding.fields(of: $0)) })
+            models.map { .put(name, id: try ModelCoding.itemID($0.id), fields: try ModelCoding.fields(of: $0)) })
     }
 
     /// Sets some fields of a model's item, named as in the model's coding keys.
     @discardableResult
     public func patch(id: Model.ID, fields: [String: Value]) async throws -> Event {
-        try await store.patch(name, id: String(describing: id), fields: fields)
+        try await store.patch(name, id: try ModelCoding.itemID(id), fields: fields)
     }
 
     /// Sets one property of a model's item, by key path.
@@ -108,7 +109,7 @@ where Model.ID: Sendable {
     /// Deletes a model's item.
     @discardableResult
     public func delete(id: Model.ID) async throws -> Event {
-        try await store.delete(name, id: String(describing: id))
+        try await store.delete(name, id: try ModelCoding.itemID(id))
     }
 
     /// The model with `id`, or `nil` when its item does not exist.
@@ -116,7 +117,7 @@ where Model.ID: Sendable {
     /// - Throws: ``EventStoreError/Code/typeMismatch`` naming the field and the types when the
     ///   item's fields do not decode as `Model`.
     public func get(_ id: Model.ID) throws -> Model? {
-        try store.item(name, String(describing: id)).map { try ModelCoding.model($0, defaults: defaults) }
+        try store.item(name, try ModelCoding.itemID(id)).map { try ModelCoding.model($0, defaults: defaults) }
     }
 
     /// A page of models in id order, after the cursor `after`.
@@ -160,6 +161,28 @@ enum ModelCoding {
         }
         fields["id"] = nil
         return fields
+    }
+
+    /// The item id of a model's `id`: the string or number it encodes to.
+    ///
+    /// - Throws: ``EventStoreError/Code/typeMismatch`` for an id that is not `Encodable` or
+    ///   encodes to something else (an object, an array…).
+    static func itemID<ID>(_ id: ID) throws -> String {
+        guard let encodable = id as? any Encodable else {
+            throw EventStoreError(
+                .typeMismatch,
+                "the id type \(ID.self) is not Encodable: an item id is the string or number an id encodes to")
+        }
+        switch try value(of: encodable) {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        case .double(let number): return "\(number)"
+        case let other:
+            throw EventStoreError(
+                .typeMismatch,
+                "the id \(id) of type \(ID.self) encodes as \(other): an item id is the string or number an id encodes to"
+            )
+        }
     }
 
     /// The value a model or a property encodes to (see ``ModelEncoder``).

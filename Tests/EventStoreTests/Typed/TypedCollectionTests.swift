@@ -96,6 +96,36 @@ struct TypedCollectionTests {
         }
     }
 
+    /// An id of its own type, encoded as its raw value.
+    struct Bookmark: Codable, Identifiable, Sendable, Equatable {
+        struct ID: RawRepresentable, Codable, Hashable, Sendable { var rawValue: String }
+        var id: ID
+        var url: String
+    }
+
+    /// An id that encodes as an object: no item id.
+    struct Pinned: Codable, Identifiable, Sendable {
+        struct ID: Codable, Hashable, Sendable { var a: Int }
+        var id: ID
+    }
+
+    @Test func aRawRepresentableIDIsStoredAsItsRawValueAndAnObjectIDIsRefused() async throws {
+        try await withTemporaryStore { store in
+            let bookmarks = store.collection(Bookmark.self, named: "bookmarks")
+            let bookmark = Bookmark(id: .init(rawValue: "b1"), url: "https://example.org")
+            try await bookmarks.put(bookmark)
+            #expect(try store.item("bookmarks", "b1")?["url"] == "https://example.org")
+            #expect(try bookmarks.get(.init(rawValue: "b1")) == bookmark)
+            #expect(try bookmarks.all().models == [bookmark])
+            try await bookmarks.put(bookmark)
+            #expect(try bookmarks.count() == 1, "written again under the same item")
+            await #expect(throws: EventStoreError.self) {
+                try await store.collection(Pinned.self, named: "pinned").put(Pinned(id: .init(a: 1)))
+            }
+            #expect(try store.head() == 2)
+        }
+    }
+
     @Test func batchesPagesAndCounts() async throws {
         try await withTemporaryStore { store in
             let tasks = store.collection(Chore.self, named: "tasks")

@@ -127,12 +127,14 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
 
     /// Creates an error.
     public init(
-        _ code: Code, _ message: String, requestID: String? = nil, eventID: EventID? = nil, cause: (any Error)? = nil
+        _ code: Code, _ message: String, requestID: String? = nil, eventID: EventID? = nil, clockBound: UInt64? = nil,
+        cause: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
         self.requestID = requestID
         self.eventID = eventID
+        self.clockBound = clockBound
         self.cause = cause
     }
 
@@ -173,9 +175,7 @@ extension SyncError {
     /// another event. `nil` for the other store errors, which each side maps by itself.
     package init?(refusedEvent error: EventStoreError) {
         switch error.code {
-        case .clockSkew:
-            self.init(.clockSkew, error.message, cause: error)
-            clockBound = error.skewedStamp?.bound
+        case .clockSkew: self.init(.clockSkew, error.message, clockBound: error.skewedStamp?.bound, cause: error)
         case .invalidName, .invalidEvent: self.init(.invalidEvent, error.message, cause: error)
         case .eventConflict: self.init(.eventConflict, error.message, eventID: error.eventIDConflict?.id, cause: error)
         default: return nil
@@ -186,8 +186,6 @@ extension SyncError {
 extension SyncError {
     /// The same error with `prefix` before its message.
     package func prefixed(_ prefix: String) -> SyncError {
-        var error = SyncError(code, prefix + message, requestID: requestID, eventID: eventID, cause: cause)
-        error.clockBound = clockBound
-        return error
+        SyncError(code, prefix + message, requestID: requestID, eventID: eventID, clockBound: clockBound, cause: cause)
     }
 }

@@ -6,14 +6,14 @@ import Synchronization
 /// Gathers the pushes that wait for one store on this instance, so that one transaction applies
 /// them all (group commit, as the LMDB backend's store writer does).
 ///
-/// Pushes to one store take turns under the store's row lock, and each turn costs round trips
-/// and a commit. The first push to a store that has no transaction running starts one; pushes
-/// that arrive meanwhile queue, and the next transaction takes every queued push (up to
-/// ``maxPushes`` pushes, ``maxEvents`` events and ``maxBytes`` bytes of events, at least one:
-/// pushes of large events never add up to a statement PostgreSQL refuses, a bind message being
-/// at most 1 GB, or one that outlasts the request timeout of everyone batched with them). Each push of a batch is applied
-/// on its own copy of the store's state, so one that fails (a conflicting event, a replica it
-/// may not claim) fails alone and leaves nothing; the others commit together.
+/// Pushes to one store take turns under the store's row lock, and each turn costs round trips and a
+/// commit. The first push to a store that has no transaction running starts one; pushes that arrive
+/// meanwhile queue, and the next transaction takes every queued push (up to ``maxPushes`` pushes,
+/// ``maxEvents`` events and ``maxBytes`` bytes of events, at least one: pushes of large events
+/// never add up to a statement PostgreSQL refuses, a bind message being at most 1 GB, or one that
+/// outlasts the request timeout of everyone batched with them). Each push of a batch is applied on
+/// its own copy of the store's state, so one that fails (a conflicting event, a replica it may not
+/// claim) fails alone and leaves nothing; the others commit together.
 final class PushBatcher: Sendable {
     /// Which queue a push waits in.
     struct Key: Hashable, Sendable {

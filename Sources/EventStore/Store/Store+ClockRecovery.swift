@@ -41,7 +41,6 @@ extension Store {
         throws -> HLCTimestamp
     {
         let moved = Set(moving.map(\.seq))
-        var latest = HLCTimestamp(physical: min(configuration.physicalClock(), bound.physical), logical: 0)
         var earliestMoved = HLCTimestamp(rawValue: .max)
         var latestKept = HLCTimestamp.zero
         try tx.forEach(in: schema.events) { key, value in
@@ -58,7 +57,6 @@ extension Store {
                     "event \(event.id) (seq \(seq)) is stamped \(event.hlc), after \(bound), and is not one of the events to "
                         + "stamp anew: the store's clock cannot go back below it")
             }
-            latest = max(latest, event.hlc)
             return true
         }
         // Only a run stamped after everything else: what ran ahead. (The bases that name moved
@@ -69,6 +67,8 @@ extension Store {
                 "the events from \(moving[0].id) on are not all stamped after the rest of the log (\(earliestMoved) ≤ "
                     + "\(latestKept)): only events stamped ahead of everything else get new stamps")
         }
+        let latest = max(
+            latestKept, HLCTimestamp(physical: min(configuration.physicalClock(), bound.physical), logical: 0))
         guard bound.rawValue - latest.rawValue > UInt64(moving.count) else {
             throw EventStoreError(
                 .clockSkew, "\(moving.count) events do not fit between \(latest) and \(bound): wait, then try again")

@@ -31,6 +31,10 @@ extension Synchronizer {
     {
         let pageSize = max(1, min(configuration.pullPageSize, info?.limits.maxPageEvents ?? .max))
         let budget = max(1, configuration.pullBytesPerCommit)
+        // How far ahead of this device's clock a pulled stamp may be (see maxPulledClockSkew).
+        let pulledSkew = max(
+            UInt64(max(0, configuration.maxPulledClockSkew.inSeconds * 1000)),
+            store.configuration.maxClockSkewMilliseconds)
         // Pages are fetched, decoded and checked ahead of the commits, by a task of their own, into
         // a queue of at most one budget (plus a page): the writer ingests one commit while the
         // next one is made ready.
@@ -101,9 +105,6 @@ extension Synchronizer {
 
             let last = pages[pages.count - 1].page
             let key = cursorKey
-            let pulledSkew = max(
-                UInt64(max(0, configuration.maxPulledClockSkew.inSeconds * 1000)),
-                store.configuration.maxClockSkewMilliseconds)
             let events = pages.flatMap(\.events)
             let ingested: IngestedPage
             do {

@@ -90,11 +90,13 @@ extension Synchronizer {
     /// Declares how far this store holds each of its replica ids whose declaration is due, with
     /// a push of no events: the current id when ``Configuration/declarationInterval`` has passed
     /// since its last declaration in the server's epoch (by the physical clock), an id the store
-    /// left when it has none there. Until its owner declares, a peer's relay of a write the owner lost waits on the
-    /// server; the declaration lets the server answer it (``SyncError/Code/orphanedEvent``).
+    /// left when it has none there. Until its owner declares, a peer's relay of a write the owner
+    /// lost waits on the server; the declaration lets the server answer it
+    /// (``SyncError/Code/orphanedEvent``).
     private func declareHoldings(_ cursor: inout SyncCursor, report: inout SyncReport) async throws -> PhaseOutcome {
         guard cursor.epoch != nil else { return .done }  // no remote store yet: nothing to declare to
         let ids = try store.ownReplicaIDs()
+        let own = Set(ids)
         // A current id the store never wrote under holds nothing it could have lost.
         let wrote = try store.currentIdentity().originSequence > 0
         let interval = configuration.declarationInterval.inSeconds * 1000
@@ -111,7 +113,7 @@ extension Synchronizer {
             }
             guard due else { continue }
             try Task.checkCancellation()
-            let response = try await push([], of: replica, own: Set(ids), check: cursor.check)
+            let response = try await push([], of: replica, own: own, check: cursor.check)
             report.requests += 1
             if let epoch = cursor.epoch, response.epoch != epoch {
                 cursor = try await adopt(epoch: response.epoch, report: &report)

@@ -64,11 +64,9 @@ extension Synchronizer {
     /// is right again (not past the bound); otherwise the refusal stands, saying what to do.
     func restampAhead(after refusal: SyncError, report: inout SyncReport) async throws {
         func refused(_ message: String) -> SyncError {
-            var error = SyncError(
+            SyncError(
                 .clockSkew, message + " (\(refusal.message))", requestID: refusal.requestID, eventID: refusal.eventID,
-                cause: refusal)
-            error.clockBound = refusal.clockBound
-            return error
+                clockBound: refusal.clockBound, cause: refusal)
         }
         guard let id = refusal.eventID, let bound = refusal.clockBound, bound < 1 << 48,
             id.origin == (try store.currentIdentity().replica), let first = try store.firstSeqToMove(from: id),

@@ -77,7 +77,8 @@ extension SyncError {
     /// The error a problem details body describes (`nil` when the body is not one).
     public init?(problemJSON json: [UInt8], status: Int) {
         guard let problem = ProblemDetails(json: json, status: status) else { return nil }
-        self.init(problem.code, problem.detail, requestID: problem.requestID, eventID: problem.eventID)
-        clockBound = problem.clockBound
+        self.init(
+            problem.code, problem.detail, requestID: problem.requestID, eventID: problem.eventID,
+            clockBound: problem.clockBound)
     }
 }

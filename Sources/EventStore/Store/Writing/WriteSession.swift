@@ -5,10 +5,11 @@ import Synchronization
 /// sequence and clock, the item states it reads, and the projection generation it writes.
 ///
 /// Every event goes into the log through ``append(_:in:)`` (a local change, stamped here) or
-/// ``ingest(_:maxSkewMilliseconds:in:)`` (a received event, keeping its id and stamp); both record its id, then end in
-/// ``record(_:encoded:before:itemKey:in:)``: the event is written once, under the next seq, the
-/// projections applied, and the state advanced the same way. Loaded at the start of every transaction (another process
-/// may have written since) and saved by ``finish()`` before it commits.
+/// ``ingest(_:maxSkewMilliseconds:in:)`` (a received event, keeping its id and stamp); both
+/// record its id, then end in ``record(_:encoded:before:itemKey:in:)``: the event is written
+/// once, under the next seq, the projections applied, and the state advanced the same way.
+/// Loaded at the start of every transaction (another process may have written since) and saved
+/// by ``finish()`` before it commits.
 final class WriteSession {
     /// What a commit saves and what a failed request of a group rolls back.
     struct State {

@@ -94,6 +94,7 @@ extension PostgresSyncStorage {
     ) async throws -> ([Result<PushOutcome, SyncError>], Bool) {
         let marks = Array(Set(pushes.compactMap { $0.check?.seq }.filter { $0 > 0 }))
         let locked: LockedStore
+        var created = false
         do {
             locked = try await lock(name, marks: marks, on: connection, logger: logger)
         } catch let error as SyncError where error.code == .notFound && create {
@@ -109,9 +110,7 @@ extension PostgresSyncStorage {
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """,
                 logger: logger)
-            for try await _ in rows.decode(String.self) {
-                logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(epoch)"])
-            }
+            for try await _ in rows.decode(String.self) { created = true }
             do {
                 locked = try await lock(name, marks: marks, on: connection, logger: logger)
             } catch let missing as SyncError where missing.code == .notFound {
@@ -150,7 +149,14 @@ extension PostgresSyncStorage {
                 results.append(.failure(syncError(error)))
             }
         }
+        if created && ledger.appended.isEmpty {
+            // Every push of the batch that created the store was refused: the store is not
+            // created (a refused push changes nothing; its name stays free).
+            try await connection.query("DELETE FROM evstore_stores WHERE name = \(name)", logger: logger)
+            return (results, false)
+        }
         try await write(ledger, of: name, channel: channel, on: connection, logger: logger)
+        if created { logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(locked.epoch)"]) }
         return (results, !ledger.appended.isEmpty)
     }
 

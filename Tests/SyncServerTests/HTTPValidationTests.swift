@@ -184,9 +184,9 @@ struct HTTPValidationTests {
                 #expect(error.requestID != nil)
                 #expect(error.message.contains("ahead"))
             }
-            // The push may create the store it names, but appends nothing.
-            let info = try RemoteInfo(json: try await fixture.send(.GET, "/v1/stores/notes").body)
-            #expect(info.head == 0)
+            // The refused push created no store.
+            let info = try await fixture.send(.GET, "/v1/stores/notes")
+            #expect(info.status == 404 && info.problem?.code == "store-not-found", "\(info.text)")
         }
     }
 

@@ -25,14 +25,18 @@ final class LMDBSyncStorage: SyncStorage {
 
     private struct State {
         var stores: [String: ServedStore] = [:]
+        /// The stores a push created whose first events are not yet appended, with the number
+        /// of pushes using each. No other request sees them; when the last of those pushes ends
+        /// with nothing appended, the store is removed (a refused push creates nothing).
+        var provisional: [String: Int] = [:]
         var closed = false
     }
 
     let dataDirectory: String
     private let configuration: SyncService.Configuration
     private let state = Mutex(State())
-    /// Held while a store is opened (or a failed creation cleaned up), so that no open of the
-    /// same store runs while the files of a failed creation are removed.
+    /// Held while a store is opened or registered, or the files of a store that was not created
+    /// are removed, so that no open of the same store runs meanwhile.
     private let opening = Mutex(())
 
     /// Creates the storage; creates the data directory when missing.
@@ -56,16 +60,29 @@ final class LMDBSyncStorage: SyncStorage {
         try state.withLock { state in
             guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
             state.stores[name] = ServedStore(store: store, owned: false)
+            state.provisional[name] = nil
         }
     }
 
-    /// The store `name`, opened on first use (created when `create` is set and it is missing).
+    /// The store `name`, opened on first use (created when `create` is set and it is missing):
+    /// a store that exists from now on, whatever its first push does.
     func served(_ name: String, create: Bool) async throws -> ServedStore {
-        let existing = try state.withLock { state -> ServedStore? in
-            guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
-            return state.stores[name]
+        let (served, provisional) = try await acquire(name, create: create)
+        if provisional {
+            let created = state.withLock { state in
+                state.provisional.removeValue(forKey: name) != nil && state.stores[name]?.store === served.store
+            }
+            if created { logStoreCreated(name) }
         }
-        if let existing { return existing }
+        return served
+    }
+
+    /// The store `name` for a request, opened on first use. A store created for a push is
+    /// provisional (`true`) until a push appends to it: the caller must ``settle(_:_:)`` it.
+    private func acquire(_ name: String, create: Bool) async throws -> (ServedStore, provisional: Bool) {
+        if let found = try registered(name, create: create) {
+            return try await withEpoch(found, name: name)
+        }
         let path = storePath(name)
         var storeConfiguration = configuration.storeConfiguration
         storeConfiguration.readOnly = false
@@ -73,8 +90,9 @@ final class LMDBSyncStorage: SyncStorage {
             storeConfiguration.projections.append(LogDigestProjection())
         }
         // Under the opening lock, so that two first pushes of names that differ by case cannot
-        // both pass the check.
-        let (store, exists) = try opening.withLock { _ -> (Store, Bool) in
+        // both pass the check, and a store created meanwhile is found registered.
+        let opened = try opening.withLock { _ -> (ServedStore, provisional: Bool, registered: Bool) in
+            if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
             // Names are matched exactly, as the data directory lists them: on a file system that
             // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
             // fails is an error, never "no such store" (which could create one over it).
@@ -87,29 +105,106 @@ final class LMDBSyncStorage: SyncStorage {
             }
             let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
             guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-            if !exists {
-                let taken = entries + state.withLock { Array($0.stores.keys) }
-                if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
-                    throw SyncError(
-                        .invalidStoreName,
-                        "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
-                            + "names must differ by more than case")
-                }
+            if exists {
+                let store = try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
+                return (ServedStore(store: store, owned: true), false, false)
             }
-            return (try LMDBSyncStorage.open(name, at: path, creating: !exists, storeConfiguration), exists)
+            let taken = entries + state.withLock { Array($0.stores.keys) }
+            if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                throw SyncError(
+                    .invalidStoreName,
+                    "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                        + "names must differ by more than case")
+            }
+            // Registered at once, as provisional: only its first push's pushes see it.
+            let served = ServedStore(
+                store: try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration), owned: true)
+            try state.withLock { state in
+                guard !state.closed else {
+                    served.store.close()
+                    throw SyncError(.unavailable, "the sync service is closed")
+                }
+                state.stores[name] = served
+                state.provisional[name] = 1
+            }
+            return (served, true, true)
         }
-        if !exists { configuration.logger.notice("store created", metadata: ["store": "\(name)", "path": "\(path)"]) }
+        if opened.registered { return try await withEpoch((opened.0, opened.provisional), name: name) }
+        let store = opened.0.store
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
-        let served = ServedStore(store: store, owned: true)
         return try state.withLock { state in
             guard !state.closed else {
                 store.close()
                 throw SyncError(.unavailable, "the sync service is closed")
             }
-            if let raced = state.stores[name] { return raced }
-            state.stores[name] = served
-            return served
+            if let raced = state.stores[name] { return (raced, false) }
+            state.stores[name] = opened.0
+            return (opened.0, false)
         }
+    }
+
+    /// The store `name` when it is registered; a provisional store counts one more push using
+    /// it, and is not found for any other request.
+    private func registered(_ name: String, create: Bool) throws -> (ServedStore, provisional: Bool)? {
+        try state.withLock { state in
+            guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
+            guard let served = state.stores[name] else { return nil }
+            guard let users = state.provisional[name] else { return (served, false) }
+            guard create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+            state.provisional[name] = users + 1
+            return (served, true)
+        }
+    }
+
+    /// A provisional store once it has its epoch (its first push writes it; any later one reads
+    /// it); the store is settled when that fails.
+    private func withEpoch(_ found: (ServedStore, provisional: Bool), name: String) async throws
+        -> (ServedStore, provisional: Bool)
+    {
+        guard found.provisional else { return found }
+        do {
+            try await LMDBSyncStorage.ensureEpoch(found.0.store, logger: configuration.logger, name: name)
+        } catch {
+            settle(name, found.0)
+            throw error
+        }
+        return found
+    }
+
+    /// Ends a push's use of a provisional store: it becomes a store when it holds events; the
+    /// last push to leave it empty removes it, its files and its directory.
+    private func settle(_ name: String, _ served: ServedStore) {
+        let appended = (try? served.store.read { try StoreLedger(reader: $0, chained: served.chained).head() }) != 0
+        opening.withLock { _ in
+            enum Outcome { case kept, created, discarded }
+            let outcome = state.withLock { state -> Outcome in
+                guard let users = state.provisional[name], state.stores[name]?.store === served.store else {
+                    return .kept
+                }
+                if appended {
+                    state.provisional[name] = nil
+                    return .created
+                }
+                if users > 1 {
+                    state.provisional[name] = users - 1
+                    return .kept
+                }
+                state.provisional[name] = nil
+                state.stores[name] = nil
+                return .discarded
+            }
+            switch outcome {
+            case .kept: break
+            case .created: logStoreCreated(name)
+            case .discarded:
+                served.store.close()
+                LMDBSyncStorage.removeFiles(at: storePath(name))
+            }
+        }
+    }
+
+    private func logStoreCreated(_ name: String) {
+        configuration.logger.notice("store created", metadata: ["store": "\(name)", "path": "\(storePath(name))"])
     }
 
     /// Opens the store `name`; when that fails while creating it, removes what the attempt left,
@@ -120,13 +215,7 @@ final class LMDBSyncStorage: SyncStorage {
         do {
             return try Store.open(at: path, configuration: configuration)
         } catch {
-            if creating {
-                let files = FileManager.default
-                for file in ["data.mdb", "lock.mdb"] { try? files.removeItem(atPath: path + "/" + file) }
-                if (try? files.contentsOfDirectory(atPath: path))?.isEmpty == true {
-                    try? files.removeItem(atPath: path)
-                }
-            }
+            if creating { removeFiles(at: path) }
             if let error = error as? EventStoreError, error.code == .diskFull {
                 throw SyncError(
                     .insufficientStorage,
@@ -134,6 +223,15 @@ final class LMDBSyncStorage: SyncStorage {
                     cause: error)
             }
             throw SyncError(.internalError, "cannot open store \(name.debugDescription)", cause: error)
+        }
+    }
+
+    /// Removes a store's files, and its directory when nothing else is in it.
+    private static func removeFiles(at path: String) {
+        let files = FileManager.default
+        for file in ["data.mdb", "lock.mdb"] { try? files.removeItem(atPath: path + "/" + file) }
+        if (try? files.contentsOfDirectory(atPath: path))?.isEmpty == true {
+            try? files.removeItem(atPath: path)
         }
     }
 
@@ -147,8 +245,9 @@ final class LMDBSyncStorage: SyncStorage {
         let entries = (try? files.contentsOfDirectory(atPath: dataDirectory)) ?? []
         var names = Set(
             entries.filter { StoreName.isValid($0) && files.fileExists(atPath: storePath($0) + "/data.mdb") })
-        names.formUnion(state.withLock { Array($0.stores.keys) })
-        return names.sorted()
+        let (open, provisional) = state.withLock { (Array($0.stores.keys), Set($0.provisional.keys)) }
+        names.formUnion(open)
+        return names.subtracting(provisional).sorted()
     }
 
     func close() {
@@ -208,7 +307,8 @@ final class LMDBSyncStorage: SyncStorage {
     }
 
     func push(_ name: String, _ push: CheckedPush, create: Bool, logger: Logger) async throws -> PushOutcome {
-        let served = try await served(name, create: create)
+        let (served, provisional) = try await acquire(name, create: create)
+        defer { if provisional { settle(name, served) } }
         let chained = served.chained
         // A store an app serves writes under its own ids: no peer may push new events under them.
         let host = served.owned ? [] : try served.store.ownReplicaIDs()

@@ -2,6 +2,7 @@ import EventStore
 import EventStoreTestSupport
 import EventSync
 import EventSyncService
+import Foundation
 import SyncTestSupport
 import Testing
 
@@ -153,6 +154,51 @@ struct SyncServiceTests {
         await expectSyncError(.notFound) { try await cluster.service.pull(store: "CREATED", after: 0) }
         #expect(try await !cluster.service.storeNames().contains("Created"))
         #expect(try await cluster.service.info(store: "created").head == 1)
+    }
+
+    /// A first push that is refused creates no store: the name stays free, no request finds it,
+    /// and a later push creates it. Pushes to the same new name at once, some refused, leave the
+    /// store with what the others appended.
+    @Test(arguments: TestBackend.all)
+    func aRefusedFirstPushCreatesNoStore(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        let good = try await client.put("notes", id: "n1", fields: ["title": "one"])
+        var ahead = good
+        ahead.hlc = HLCTimestamp(physical: cluster.serverClock.now + 3_600_000, logical: 0)
+        let refused = PushRequest(replica: client.replicaID, events: [ahead])
+        await expectSyncError(.clockSkew) { try await cluster.service.push(store: "fresh", refused) }
+        await expectSyncError(.notFound) { try await cluster.service.info(store: "fresh") }
+        await expectSyncError(.notFound) { try await cluster.service.pull(store: "fresh", after: 0) }
+        #expect(try await !cluster.service.storeNames().contains("fresh"))
+        if backend == .lmdb {
+            #expect(!FileManager.default.fileExists(atPath: cluster.serverPath + "/fresh"))
+        }
+        let accepted = try await cluster.service.push(
+            store: "fresh", PushRequest(replica: client.replicaID, events: [good]))
+        #expect(accepted.accepted == 1 && accepted.head == 1)
+        #expect(try await cluster.service.storeNames().contains("fresh"))
+
+        for round in 0..<4 {
+            let name = "race-\(round)"
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        let request =
+                            index % 2 == 0 || index == round
+                            ? refused
+                            : PushRequest(
+                                replica: client.replicaID, events: [good])
+                        return (try? await cluster.service.push(store: name, request)) != nil
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 8 - 4 - (round % 2 == 1 ? 1 : 0))
+            #expect(try await cluster.service.info(store: name).head == 1)
+            #expect(try await cluster.service.pull(store: name, after: 0).events.map(\.id) == [good.id])
+        }
     }
 
     // MARK: Peer to peer

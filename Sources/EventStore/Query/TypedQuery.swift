@@ -103,10 +103,13 @@ public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Ha
 
     /// The field `keyPath` names, or why it names none.
     private func field<V>(_ keyPath: KeyPath<Model, V>) -> (name: String?, problem: String?) {
-        guard let name = ModelCoding.fieldName(of: keyPath) else {
-            return (nil, "the key path \(keyPath) does not name a stored property of \(Model.self)")
+        let name: String
+        do {
+            name = try ModelCoding.field(of: keyPath)
+        } catch {
+            return (nil, (error as? EventStoreError)?.message ?? "\(error)")
         }
-        guard name != "id" else {
+        guard ModelCoding.fieldName(of: keyPath) != "id" else {
             return (
                 nil,
                 "the key path \(keyPath) names the model's id, which is the item's id and not one of its fields: "

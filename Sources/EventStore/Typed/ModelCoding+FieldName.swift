@@ -13,8 +13,42 @@ extension ModelCoding {
         let keyPath: AnyKeyPath
     }
 
-    /// The field a key path names: its stored property's name (`\Note.title` → `title`), or
-    /// `nil` for a computed property, a nested, optional-chained or subscript path.
+    /// What ``CodingKeyProbe`` found for each model type probed so far (`nil`: the probe failed).
+    private static let probes = Mutex<[ObjectIdentifier: CodingKeyProbe?]>([:])
+
+    /// The field of `Root`'s items that `keyPath` names: the coding key its stored property is
+    /// stored under (`\Task.dueDate` → `due_date` with `case dueDate = "due_date"`; its own name
+    /// with synthesized coding keys).
+    ///
+    /// - Throws: ``EventStoreError/Code/typeMismatch`` for a computed property, a nested,
+    ///   optional-chained or subscript path, and for a property that `Root` does not decode from a
+    ///   field of its own. When `Root`'s decoding cannot be probed (see ``CodingKeyProbe``), the
+    ///   property's name is taken as its field.
+    static func field<Root: Decodable, V>(of keyPath: KeyPath<Root, V>) throws -> String {
+        guard let property = fieldName(of: keyPath) else {
+            throw EventStoreError(
+                .typeMismatch, "the key path \(keyPath) does not name a stored property of \(Root.self)")
+        }
+        let type = ObjectIdentifier(Root.self)
+        let probe: CodingKeyProbe?
+        if let known = probes.withLock({ $0[type] }) {
+            probe = known
+        } else {
+            probe = CodingKeyProbe.probe(Root.self)
+            probes.withLock { $0[type] = .some(probe) }
+        }
+        guard let probe else { return property }
+        guard let field = probe.field(of: property) else {
+            throw EventStoreError(
+                .typeMismatch,
+                "the key path \(keyPath) names the property \(property), which \(Root.self) does not decode from a field "
+                    + "of its own (its coding keys: \(probe.keys.sorted().joined(separator: ", ")))")
+        }
+        return field
+    }
+
+    /// The name of the stored property a key path names (`\Note.title` → `title`), or `nil` for
+    /// a computed property, a nested, optional-chained or subscript path.
     static func fieldName<Root, V>(of keyPath: KeyPath<Root, V>) -> String? {
         let key = StoredPropertyPath(keyPath: keyPath)
         if let known = fieldNames.withLock({ $0[key] }) { return known }

@@ -96,14 +96,14 @@ where Model.ID: Sendable {
 
     /// Sets one property of a model's item, by key path.
     ///
-    /// The key path must name a stored property whose coding key is its name (the default for
-    /// synthesized `Codable`).
+    /// The key path must name a stored property; the field set is the property's coding key
+    /// (see <doc:Queries#Key-paths-and-coding-keys>).
+    ///
+    /// - Throws: ``EventStoreError/Code/typeMismatch`` for a key path that names no field of the
+    ///   model's items.
     @discardableResult
     public func patch<V: Encodable>(id: Model.ID, _ keyPath: KeyPath<Model, V>, to value: V) async throws -> Event {
-        guard let field = ModelCoding.fieldName(of: keyPath) else {
-            throw EventStoreError(.typeMismatch, "cannot name the field of key path \(keyPath)")
-        }
-        return try await patch(id: id, fields: [field: try ModelCoding.value(of: value)])
+        try await patch(id: id, fields: [try ModelCoding.field(of: keyPath): try ModelCoding.value(of: value)])
     }
 
     /// Deletes a model's item.

@@ -40,6 +40,39 @@ struct TypedQueryTests {
         try await tasks.put(models)
     }
 
+    /// A model whose coding keys rename its properties: queries, sorts and patches by key path
+    /// use the fields the items hold, not the properties' names.
+    struct Renamed: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var title: String
+        var dueDate: Date
+        var isDone: Bool
+        enum CodingKeys: String, CodingKey { case id, title = "name", dueDate = "due_date", isDone = "done" }
+    }
+
+    @Test func keyPathsNameTheCodingKeysFields() async throws {
+        var configuration = Store.Configuration()
+        configuration.indexes = [IndexDefinition("renamed", fields: ["done", "due_date"])]
+        try await withTemporaryStore(configuration: configuration) { store in
+            let tasks = store.collection(Renamed.self, named: "renamed")
+            let models = (0..<6).map {
+                Renamed(
+                    id: "r\($0)", title: "task \($0)",
+                    dueDate: Self.start.addingTimeInterval(Double(($0 * 7) % 6) * 60),
+                    isDone: $0 % 2 == 0)
+            }
+            try await tasks.put(models)
+            #expect(try store.item("renamed", "r1")?["due_date"] != nil)
+            let open = try tasks.fetch(tasks.query().where(\.isDone, .equals(false)).sorted(by: \.dueDate))
+            let expected = models.filter { !$0.isDone }.sorted { $0.dueDate < $1.dueDate }
+            #expect(open.models == expected)
+            #expect(!open.models.isEmpty)
+            try await tasks.patch(id: "r1", \.title, to: "patched")
+            #expect(try tasks.get("r1")?.title == "patched")
+            #expect(try store.item("renamed", "r1")?["title"] == nil)
+        }
+    }
+
     @Test func keyPathQueriesMatchTheirUntypedForm() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store in
             let tasks = store.collection(Task.self, named: "tasks")

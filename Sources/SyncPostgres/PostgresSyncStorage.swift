@@ -21,7 +21,7 @@ final class PostgresSyncStorage: SyncStorage {
     private let configuration: SyncService.Configuration
     private let signals = CommitSignals()
     /// Gathers the pushes waiting for a store into one transaction.
-    let batcher = PushBatcher()
+    let batcher: PushBatcher
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)
@@ -45,6 +45,7 @@ final class PostgresSyncStorage: SyncStorage {
         schema = backend.schema
         channel = PostgresSchema.channel(schema: backend.schema)
         requestTimeout = backend.requestTimeout
+        batcher = PushBatcher(maxWait: backend.requestTimeout)
         var clientConfiguration = PostgresClient.Configuration(
             host: backend.host, port: backend.port, username: backend.username, password: backend.password,
             database: backend.database, tls: PostgresSyncStorage.tls(backend.tls))

@@ -25,14 +25,22 @@ final class PushBatcher: Sendable {
     typealias Apply = @Sendable ([CheckedPush]) async -> [Result<PushOutcome, SyncError>]
 
     private struct Waiting: Sendable {
+        var id: UInt64
         var push: CheckedPush
+        /// The bytes of its encoded events.
+        var bytes: Int
+        /// When it stops waiting: a push not taken by then is answered `unavailable`.
+        var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<PushOutcome, any Error>
     }
 
     private struct State {
         /// The pushes waiting, by store; a key is present while the store's batches run.
         var queues: [Key: [Waiting]] = [:]
+        /// The bytes of every push waiting, of every store.
+        var queuedBytes = 0
         var transactions = 0
+        var nextID: UInt64 = 0
     }
 
     /// The most pushes one transaction applies.
@@ -42,12 +50,24 @@ final class PushBatcher: Sendable {
     /// The most bytes of encoded events one transaction applies (a single larger push still
     /// runs, alone).
     let maxBytes: Int
+    /// The most bytes of encoded events that wait, all stores together: a push that would pass
+    /// it is answered `unavailable` at once (the client retries), so a flood of pushes while the
+    /// database is slow cannot exhaust the server's memory. A push larger than this still waits
+    /// when nothing else does.
+    let maxQueuedBytes: Int
+    /// How long a push waits for its transaction to start.
+    let maxWait: Duration
     private let state = Mutex(State())
 
-    init(maxPushes: Int = 256, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20) {
+    init(
+        maxPushes: Int = 256, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20, maxQueuedBytes: Int = 256 << 20,
+        maxWait: Duration = .seconds(10)
+    ) {
         self.maxPushes = max(maxPushes, 1)
         self.maxEvents = max(maxEvents, 1)
         self.maxBytes = max(maxBytes, 1)
+        self.maxQueuedBytes = max(maxQueuedBytes, 1)
+        self.maxWait = maxWait
     }
 
     /// How many batches ran (for tests and logs).
@@ -58,25 +78,65 @@ final class PushBatcher: Sendable {
         state.withLock { $0.queues[key]?.count ?? 0 }
     }
 
+    /// The bytes of every push waiting (for tests).
+    var queuedBytes: Int { state.withLock { $0.queuedBytes } }
+
     /// Applies `push` in one of its store's next transactions, run by `apply`.
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/unavailable`` when the pushes waiting already hold
+    ///   ``maxQueuedBytes``, or when the push waited ``maxWait`` without its transaction starting
+    ///   (it is then never applied); `CancellationError` when the caller's task is cancelled
+    ///   while the push waits (it is then never applied either).
     func submit(_ push: CheckedPush, to key: Key, apply: @escaping Apply) async throws -> PushOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let waiting = Waiting(push: push, continuation: continuation)
-            let leads = state.withLock { state -> Bool in
-                if state.queues[key] == nil {
-                    state.queues[key] = [waiting]
-                    return true
+        let bytes = push.events.reduce(0) { $0 + $1.byteCount }
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: CancellationError())
+                    return
                 }
-                state.queues[key]!.append(waiting)
-                return false
+                let waiting = Waiting(
+                    id: id, push: push, bytes: bytes, deadline: .now + maxWait, continuation: continuation)
+                let admitted = state.withLock { state -> Bool? in
+                    if state.queuedBytes > 0, state.queuedBytes + bytes > maxQueuedBytes { return nil }
+                    state.queuedBytes += bytes
+                    if state.queues[key] == nil {
+                        state.queues[key] = [waiting]
+                        return true
+                    }
+                    state.queues[key]!.append(waiting)
+                    return false
+                }
+                switch admitted {
+                case nil:
+                    continuation.resume(
+                        throwing: SyncError(
+                            .unavailable,
+                            "the server is busy: \(maxQueuedBytes >> 20) MiB of pushes wait for the database; retry later"
+                        ))
+                case true?: Task { await self.drain(key, apply: apply) }
+                case false?: break
+                }
             }
-            if leads { Task { await self.drain(key, apply: apply) } }
+        } onCancel: {
+            let removed = state.withLock { state -> Waiting? in
+                guard let index = state.queues[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+                let waiting = state.queues[key]!.remove(at: index)
+                state.queuedBytes -= waiting.bytes
+                return waiting
+            }
+            removed?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Runs `key`'s batches until its queue is empty.
     private func drain(_ key: Key, apply: Apply) async {
         while let batch = next(key) {
+            guard !batch.isEmpty else { continue }
             let results = await apply(batch.map(\.push))
             for (index, waiting) in batch.enumerated() {
                 let result =
@@ -87,27 +147,39 @@ final class PushBatcher: Sendable {
         }
     }
 
-    /// Takes the next batch from `key`'s queue, or ends the queue when it is empty.
+    /// Takes the next batch from `key`'s queue (empty when every push left waited too long:
+    /// those are answered here), or ends the queue when it is empty.
     private func next(_ key: Key) -> [Waiting]? {
-        state.withLock { state in
-            guard let queue = state.queues[key], !queue.isEmpty else {
+        let now = ContinuousClock.now
+        let (batch, expired) = state.withLock { state -> ([Waiting]?, [Waiting]) in
+            guard let waiting = state.queues[key], !waiting.isEmpty else {
                 state.queues[key] = nil
-                return nil
+                return (nil, [])
             }
+            let expired = waiting.filter { $0.deadline < now }
+            let queue = expired.isEmpty ? waiting : waiting.filter { $0.deadline >= now }
             var taken = 0
             var events = 0
             var bytes = 0
             while taken < queue.count, taken < maxPushes {
                 let count = queue[taken].push.events.count
-                let size = queue[taken].push.events.reduce(0) { $0 + $1.byteCount }
+                let size = queue[taken].bytes
                 if taken > 0, events + count > maxEvents || bytes + size > maxBytes { break }
                 events += count
                 bytes += size
                 taken += 1
             }
             state.queues[key] = Array(queue[taken...])
-            state.transactions += 1
-            return Array(queue[..<taken])
+            state.queuedBytes -= bytes + expired.reduce(0) { $0 + $1.bytes }
+            if taken > 0 { state.transactions += 1 }
+            return (Array(queue[..<taken]), expired)
         }
+        for waiting in expired {
+            waiting.continuation.resume(
+                throwing: SyncError(
+                    .unavailable,
+                    "the push waited \(maxWait.components.seconds) s for the database without being applied; retry"))
+        }
+        return batch
     }
 }

@@ -145,6 +145,17 @@ struct PushBatchSizeTests {
             credential: .trusted, maxClockSkewMilliseconds: 60_000, serverTime: 1_800_000_000_000)
     }
 
+    /// Every push of a batch accepted whole.
+    static func accepted(_ pushes: [CheckedPush]) -> [Result<PushOutcome, SyncError>] {
+        pushes.map { push in
+            .success(
+                PushOutcome(
+                    response: PushResponse(
+                        accepted: push.events.count, duplicates: 0, head: 0, digest: .empty, epoch: "e",
+                        replica: push.request.replica, highWater: 0), rotatedEpoch: nil))
+        }
+    }
+
     @Test func aBatchStopsAtItsByteBudgetAndAnOversizedPushRunsAlone() async throws {
         let batcher = PushBatcher(maxBytes: 13_000)
         let key = PushBatcher.Key(store: "notes", create: false)
@@ -159,13 +170,7 @@ struct PushBatchSizeTests {
                 for await _ in gate.stream { break }
             }
             batches.withLock { $0.append(pushes.map { $0.events.reduce(0) { $0 + $1.byteCount } }) }
-            return pushes.map { push in
-                .success(
-                    PushOutcome(
-                        response: PushResponse(
-                            accepted: push.events.count, duplicates: 0, head: 0, digest: .empty, epoch: "e",
-                            replica: push.request.replica, highWater: 0), rotatedEpoch: nil))
-            }
+            return Self.accepted(pushes)
         }
         // Pushes of about 6 kB: two fit a batch, three do not; one of 20 kB runs alone.
         let pushes = try (0..<5).map { _ in try Self.push(3, bytes: 2_000) } + [try Self.push(1, bytes: 20_000)]
@@ -187,5 +192,50 @@ struct PushBatchSizeTests {
         #expect(sizes.map(\.count) == [1, 2, 2, 1], "\(sizes)")
         #expect(sizes.dropLast().allSatisfy { $0.reduce(0, +) <= 13_000 }, "\(sizes)")
         #expect(sizes.last.map { $0[0] > 13_000 } == true, "\(sizes)")
+    }
+
+    /// Pushes that would pass the bytes allowed to wait are refused at once; a push whose caller
+    /// is cancelled, or that waited too long, leaves the queue and is never applied.
+    @Test func aFullQueueRefusesAndAPushThatLeftIsNeverApplied() async throws {
+        let batcher = PushBatcher(maxQueuedBytes: 13_000, maxWait: .milliseconds(300))
+        let key = PushBatcher.Key(store: "notes", create: false)
+        let gate = AsyncStream<Void>.makeStream()
+        let applied = Mutex<[ReplicaID]>([])
+        let entered = Mutex(false)
+        let apply: PushBatcher.Apply = { pushes in
+            if !entered.withLock({ $0 }) {
+                entered.withLock { $0 = true }
+                for await _ in gate.stream { break }
+            }
+            applied.withLock { $0 += pushes.map(\.request.replica) }
+            return Self.accepted(pushes)
+        }
+        func submit(_ push: CheckedPush) -> Task<Int, any Error> {
+            Task { try await batcher.submit(push, to: key, apply: apply).response.accepted }
+        }
+        // The first push's transaction waits at the gate; two pushes of about 6 kB wait behind it.
+        let pushes = try (0..<4).map { _ in try Self.push(3, bytes: 2_000) }
+        let leader = submit(pushes[0])
+        while !entered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        let expiring = submit(pushes[1])
+        while batcher.waiting(for: key) < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let cancelled = submit(pushes[2])
+        while batcher.waiting(for: key) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        // A third would pass 13 kB waiting: refused at once, with an error the client retries.
+        await expectSyncError(.unavailable) { try await batcher.submit(pushes[3], to: key, apply: apply) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(batcher.waiting(for: key) == 1)
+        // The other waits past its limit before the transaction ahead of it ends.
+        try await Task.sleep(for: .milliseconds(400))
+        gate.continuation.yield()
+        gate.continuation.finish()
+        #expect(try await leader.value == 3)
+        await expectSyncError(.unavailable) { try await expiring.value }
+        #expect(applied.withLock { $0 } == [pushes[0].request.replica])
+        #expect(batcher.queuedBytes == 0)
+        // The queue takes pushes again.
+        #expect(try await submit(pushes[3]).value == 3)
+        #expect(applied.withLock { $0 } == [pushes[0].request.replica, pushes[3].request.replica])
     }
 }

@@ -21,12 +21,13 @@ final class PartitionedSyncStorage: SyncStorage {
         return partitions[PostgresPartitioning.partition(of: name, count: partitions.count)]
     }
 
-    /// Prepares every database in order (each does it once, then returns at once).
+    /// Prepares every database at once (each does it once, then returns at once), each within
+    /// its request timeout: one database that does not answer makes every request
+    /// `unavailable` then, not when its connection attempts give up.
     private func ready() async throws {
-        do {
-            for partition in partitions { try await partition.ready() }
-        } catch {
-            throw PostgresSyncStorage.syncError(error)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for partition in partitions { group.addTask { try await partition.readyInTime() } }
+            try await group.waitForAll()
         }
     }
 

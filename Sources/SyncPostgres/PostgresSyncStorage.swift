@@ -107,6 +107,12 @@ final class PostgresSyncStorage: SyncStorage {
         }
     }
 
+    /// ``ready()`` within the request timeout: a database that does not answer makes it
+    /// ``EventSync/SyncError/Code/unavailable`` then, as every request of this storage is.
+    func readyInTime() async throws {
+        try await mapped { [self] in try await ready() }
+    }
+
     // MARK: Listening
 
     /// Keeps a connection listening on ``PostgresSchema/channel`` until cancelled, reconnecting

@@ -165,6 +165,26 @@ struct PartitionTests {
         }
     }
 
+    /// A partition whose database does not answer makes requests unavailable at the request
+    /// timeout, for every store, not when its connection attempts give up (60–90 s).
+    @Test func anUnreachablePartitionIsUnavailableAtTheRequestTimeout() async throws {
+        var reachable = try await TestPostgres.freshDatabase()
+        reachable.requestTimeout = .seconds(1)
+        // Port 1 on loopback: nothing listens there.
+        var unreachable = PostgresBackend(host: "127.0.0.1", port: 1, username: "x", database: "x")
+        unreachable.requestTimeout = .seconds(1)
+        let service = try SyncService(configuration: .init(backend: .postgres(partitions: [reachable, unreachable])))
+        defer { service.close() }
+        let name = try #require(
+            (0..<64).map { "store-\($0)" }.first { PostgresPartitioning.partition(of: $0, count: 2) == 0 })
+        for _ in 0..<2 {
+            let (waited, lateness) = try await measuringTimerLateness {
+                await expectSyncError(.unavailable) { try await service.info(store: name) }
+            }
+            #expect(waited < .seconds(30) + lateness, "the request waited \(waited), timers ran \(lateness) late")
+        }
+    }
+
     @Test func thePartitionOfANameNeverChanges() {
         // The rule is part of every deployment's data: these values must stay as they are.
         #expect(PostgresPartitioning.partition(of: "notes", count: 1) == 0)

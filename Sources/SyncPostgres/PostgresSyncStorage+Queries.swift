@@ -102,6 +102,11 @@ extension PostgresSyncStorage {
             let empty = Int64(bitPattern: LogDigest.empty.rawValue)
             // Not when a store's name differs only by case (StoreName): the LMDB backend cannot
             // hold both on a file system that ignores case, and the backends refuse alike.
+            // Creations of names that differ only by case take turns (a lock the transaction
+            // holds to its end), so that the insert of one sees the other's row.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(PostgresSyncStorage.creationLockClass), hashtext(lower(\(name))))",
+                logger: logger)
             let rows = try await connection.query(
                 """
                 INSERT INTO evstore_stores (name, epoch, head_digest)
@@ -159,6 +164,10 @@ extension PostgresSyncStorage {
         if created { logger.notice("store created", metadata: ["store": "\(name)", "epoch": "\(locked.epoch)"]) }
         return (results, !ledger.appended.isEmpty)
     }
+
+    /// The first key of the advisory locks that creations of a store take, with the hash of the
+    /// store's name in lower case as the second ("evsc").
+    static let creationLockClass: Int32 = 0x6576_7363
 
     /// A store's row, locked, with the digests at some seqs.
     struct LockedStore: Sendable {

@@ -201,6 +201,28 @@ struct SyncServiceTests {
         }
     }
 
+    /// First pushes at the same moment to names that differ only by case create one store.
+    @Test(arguments: TestBackend.all)
+    func concurrentFirstPushesToCaseTwinsCreateOneStore(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
+        defer { cluster.close() }
+        let client = try cluster.addReplica()
+        let event = try await client.put("notes", id: "n1", fields: ["title": "one"])
+        let request = PushRequest(replica: client.replicaID, events: [event])
+        for round in 0..<10 {
+            let names = ["twin\(round)", "Twin\(round)", "TWIN\(round)"]
+            let created = await withTaskGroup(of: Bool.self) { group in
+                for name in names {
+                    group.addTask { (try? await cluster.service.push(store: name, request)) != nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(created == 1, "round \(round)")
+            let listed = try await cluster.service.storeNames().filter { names.contains($0) }
+            #expect(listed.count == 1, "round \(round): \(listed)")
+        }
+    }
+
     // MARK: Peer to peer
 
     @Test func aStoreSyncsDirectlyWithAnotherStore() async throws {

@@ -22,6 +22,24 @@ final class PostgresSyncStorage: SyncStorage {
     private let signals = CommitSignals()
     /// Gathers the pushes waiting for a store into one transaction.
     let batcher: PushBatcher
+    /// A store's head as the live pulls woken at one commit signal read it.
+    struct HeadKey: Hashable, Sendable {
+        var store: String
+        var generation: UInt64
+    }
+    /// A page as the live pulls woken at one commit signal read it.
+    struct PageKey: Hashable, Sendable {
+        var store: String
+        var generation: UInt64
+        var after: UInt64
+        var limit: Int
+        var maxBytes: Int
+        var keepsEvents: Bool
+    }
+    /// The reads of the head that waiting live pulls share.
+    let sharedHeads = SharedReads<HeadKey, UInt64>()
+    /// The reads of a page that live pulls woken together share.
+    let sharedPages = SharedReads<PageKey, EncodedPage>()
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)
@@ -196,13 +214,25 @@ final class PostgresSyncStorage: SyncStorage {
                 // Each round reads the head once, after noting the signal generation, so that a
                 // push committed between the read and the wait is never missed.
                 let deadline = ContinuousClock.now + request.wait
+                // The pulls a commit wakes share their reads of the head and of the page (the
+                // same page after the same seq): keyed by the generation they woke at.
                 while !Task.isCancelled, !closed.load(ordering: .acquiring), !request.liveWaits.areEnded {
                     let now = ContinuousClock.now
                     guard now < deadline else { break }
                     var slice = deadline - now
                     if !signals.isListening { slice = min(slice, PostgresSyncStorage.pollInterval) }
                     let seen = signals.generation(of: name)
-                    guard try await storeState(name, logger: logger).head <= request.after else { break }
+                    let head = try await sharedHeads.value(for: HeadKey(store: name, generation: seen)) { [self] in
+                        try await storeState(name, logger: logger).head
+                    }
+                    guard head <= request.after else {
+                        let key = PageKey(
+                            store: name, generation: seen, after: request.after, limit: request.limit,
+                            maxBytes: request.maxBytes, keepsEvents: request.keepsEvents)
+                        return try await sharedPages.value(for: key) { [self] in
+                            try await readPage(name, request, logger: logger)
+                        }
+                    }
                     await signals.wait(for: name, after: seen, upTo: slice, liveWaits: request.liveWaits)
                 }
             }

@@ -25,6 +25,7 @@ final class PartitionedSyncStorage: SyncStorage {
     /// its request timeout: one database that does not answer makes every request
     /// `unavailable` then, not when its connection attempts give up.
     private func ready() async throws {
+        guard !partitions.allSatisfy(\.isPrepared) else { return }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for partition in partitions { group.addTask { try await partition.readyInTime() } }
             try await group.waitForAll()

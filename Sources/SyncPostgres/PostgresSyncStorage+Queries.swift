@@ -306,8 +306,11 @@ extension PostgresSyncStorage {
 
     // MARK: Pull
 
-    /// A page of the log after `request.after`, read in one statement (one snapshot): the
-    /// store's row, the event at `after` (for the digest of an empty page) and the events after it.
+    /// A page of the log after `request.after`: the store's row, the event at `after` (for the
+    /// digest of an empty page) and the events after it, read in one statement (one snapshot)
+    /// unless the page goes on past the bodies the first one sent (see
+    /// ``readRows(_:from:request:into:digest:logger:)``); the page never goes past the head the
+    /// first statement read, which is the page's head.
     func readPage(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
         var builder: PageBuilder?
         var digest = LogDigest.empty
@@ -335,15 +338,21 @@ extension PostgresSyncStorage {
         let after = Int64(bitPattern: max(request.after, from - 1))
         let count = Int64(request.limit - taken + (from <= request.after ? 1 : 0))
         let budget = Int64(request.maxBytes)
+        // A later statement reads no event past the head the first one read (pushes may have
+        // committed in between), so that the page's next never passes its head.
+        let through = builder.map { Int64(bitPattern: $0.page.head) } ?? Int64.max
+        // The first event after `after` always gets its body: a page holds at least one event.
         let rows = try await client.query(
             """
-            SELECT s.epoch, s.head, e.seq, e.digest, CASE WHEN e.seq > \(after) AND e.before < \(budget) THEN e.body END
+            SELECT s.epoch, s.head, e.seq, e.digest,
+                CASE WHEN e.seq > \(after) AND (e.before = 0 OR e.before < \(budget)) THEN e.body END
             FROM evstore_stores s
             LEFT JOIN LATERAL (
                 SELECT seq, digest, body, coalesce(sum(octet_length(body)) FILTER (WHERE seq > \(after)) OVER (
                     ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
                 FROM evstore_events
-                WHERE store = s.name AND seq >= \(Int64(bitPattern: from)) ORDER BY seq LIMIT \(count)
+                WHERE store = s.name AND seq >= \(Int64(bitPattern: from)) AND seq <= \(through)
+                ORDER BY seq LIMIT \(count)
             ) e ON true
             WHERE s.name = \(name)
             """, logger: logger)

@@ -43,6 +43,8 @@ final class PostgresSyncStorage: SyncStorage {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)
+    /// Whether the tables were created (``ready()`` succeeded once).
+    private let preparedOnce = Atomic(false)
     private let closed = Atomic(false)
     /// The schema of the tables, if not the default.
     private let schema: String?
@@ -119,6 +121,7 @@ final class PostgresSyncStorage: SyncStorage {
         }
         do {
             try await task.value
+            preparedOnce.store(true, ordering: .releasing)
         } catch {
             prepared.withLock { if $0 == task { $0 = nil } }
             throw error
@@ -128,8 +131,12 @@ final class PostgresSyncStorage: SyncStorage {
     /// ``ready()`` within the request timeout: a database that does not answer makes it
     /// ``EventSync/SyncError/Code/unavailable`` then, as every request of this storage is.
     func readyInTime() async throws {
+        guard !isPrepared else { return }
         try await mapped { [self] in try await ready() }
     }
+
+    /// Whether ``ready()`` succeeded.
+    var isPrepared: Bool { preparedOnce.load(ordering: .acquiring) }
 
     // MARK: Listening
 

@@ -84,42 +84,43 @@ final class PushBatcher: Sendable {
     /// Applies `push` in one of its store's next transactions, run by `apply`.
     ///
     /// - Throws: ``EventSync/SyncError/Code/unavailable`` when the pushes waiting already hold
-    ///   ``maxQueuedBytes``, or when the push waited ``maxWait`` without its transaction starting
-    ///   (it is then never applied); `CancellationError` when the caller's task is cancelled
-    ///   while the push waits (it is then never applied either).
+    ///   ``maxQueuedBytes``, when the push waited ``maxWait`` without its transaction starting, or
+    ///   when the caller's task is cancelled while the push waits (in the last two cases it is
+    ///   never applied).
     func submit(_ push: CheckedPush, to key: Key, apply: @escaping Apply) async throws -> PushOutcome {
         let bytes = push.events.reduce(0) { $0 + $1.byteCount }
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
+        enum Admission { case leads, queued, full, cancelled }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard !Task.isCancelled else {
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
                 let waiting = Waiting(
                     id: id, push: push, bytes: bytes, deadline: .now + maxWait, continuation: continuation)
-                let admitted = state.withLock { state -> Bool? in
-                    if state.queuedBytes > 0, state.queuedBytes + bytes > maxQueuedBytes { return nil }
+                let admission = state.withLock { state -> Admission in
+                    // Under the lock the cancellation handler takes: a task cancelled before this
+                    // never queues, one cancelled after it is found in the queue.
+                    if Task.isCancelled { return .cancelled }
+                    if state.queuedBytes > 0, state.queuedBytes + bytes > maxQueuedBytes { return .full }
                     state.queuedBytes += bytes
                     if state.queues[key] == nil {
                         state.queues[key] = [waiting]
-                        return true
+                        return .leads
                     }
                     state.queues[key]!.append(waiting)
-                    return false
+                    return .queued
                 }
-                switch admitted {
-                case nil:
+                switch admission {
+                case .leads: Task { await self.drain(key, apply: apply) }
+                case .queued: break
+                case .cancelled: continuation.resume(throwing: PushBatcher.cancelled)
+                case .full:
                     continuation.resume(
                         throwing: SyncError(
                             .unavailable,
                             "the server is busy: \(maxQueuedBytes >> 20) MiB of pushes wait for the database; retry later"
                         ))
-                case true?: Task { await self.drain(key, apply: apply) }
-                case false?: break
                 }
             }
         } onCancel: {
@@ -129,9 +130,12 @@ final class PushBatcher: Sendable {
                 state.queuedBytes -= waiting.bytes
                 return waiting
             }
-            removed?.continuation.resume(throwing: CancellationError())
+            removed?.continuation.resume(throwing: PushBatcher.cancelled)
         }
     }
+
+    /// What a push whose request was cancelled while it waited gets: it was not applied.
+    static let cancelled = SyncError(.unavailable, "the push was cancelled before it was applied; retry")
 
     /// Runs `key`'s batches until its queue is empty.
     private func drain(_ key: Key, apply: Apply) async {

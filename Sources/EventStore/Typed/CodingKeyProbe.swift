@@ -8,8 +8,8 @@ import Foundation
 /// coding key (`due_date` with `case dueDate = "due_date"`). Without this, a query, a sort or a
 /// patch by key path would use the property's name, which names no field of the item.
 ///
-/// A property is mapped when it holds a text, a number or a `Date` (the values the probe can
-/// tell apart) or when its name is one of the keys. The probe fails, and nothing is known, when
+/// A property is mapped when it holds a text, a number, a `Bool`, a `Date`, a `UUID`, a `URL` or
+/// `Data` (the values the probe can tell apart), or when its name is one of the keys. The probe fails, and nothing is known, when
 /// the model's decoding refuses the made-up values (an enum property that is not `CaseIterable`,
 /// a custom `init(from:)` that validates).
 struct CodingKeyProbe: Sendable {
@@ -19,9 +19,13 @@ struct CodingKeyProbe: Sendable {
     let fields: [String: String]
 
     /// The coding key `property` is stored under: the one its value came from, or its own name
-    /// when that is a key. `nil` when the model decodes no such key.
+    /// when that is a key no other property's value came from. `nil` otherwise: the model does
+    /// not decode the property, or decodes it under a key the probe could not match (a renamed
+    /// property of a type whose values it cannot tell apart: an array, a nested type, an enum).
     func field(of property: String) -> String? {
-        fields[property] ?? (keys.contains(property) ? property : nil)
+        if let field = fields[property] { return field }
+        guard keys.contains(property), !fields.values.contains(property) else { return nil }
+        return property
     }
 
     /// Probes `Model`; `nil` when its decoding refused the made-up values.
@@ -52,13 +56,6 @@ struct CodingKeyProbe: Sendable {
             let holders = Mirror(reflecting: flipped).children.filter { ($0.value as? Bool) == true }
             if holders.count == 1, let label = holders[0].label { fields[property(label)] = key }
         }
-        // One property left without a key and one key left without a property (a renamed `Bool`,
-        // say) belong together.
-        let mapped = Set(fields.values)
-        let named = Set(properties)
-        let loneProperties = properties.filter { fields[$0] == nil && !state.keys.contains($0) }
-        let loneKeys = state.keys.filter { !mapped.contains($0) && !named.contains($0) }
-        if loneProperties.count == 1, loneKeys.count == 1 { fields[loneProperties[0]] = loneKeys.first }
         return CodingKeyProbe(keys: state.keys, fields: fields)
     }
 }
@@ -104,6 +101,9 @@ private final class ProbeState {
     static func token(of value: Any) -> Token? {
         switch value {
         case let text as String: .text(text)
+        case let uuid as UUID: .text(uuid.uuidString)
+        case let url as URL: .text(url.absoluteString)
+        case let data as Data: .text("data:" + String(decoding: data, as: UTF8.self))
         case let date as Date: .number(date.timeIntervalSinceReferenceDate)
         case let number as Double: .number(number)
         case let number as Float: .number(Double(number))
@@ -132,8 +132,15 @@ private struct ProbeDecoder: Decoder {
         ProbeSingleValueContainer(state: state, depth: depth)
     }
 
+    /// How deep the probe goes into nested types before it gives up (a type that holds itself
+    /// in a way the probe cannot leave empty).
+    static let maxDepth = 16
+
     /// A made-up `T`, and the token to compare the property's value with.
     static func make<T: Decodable>(_ type: T.Type, state: ProbeState, depth: Int) throws -> (T, ProbeState.Token?) {
+        guard depth < maxDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "probed too deep"))
+        }
         let number = state.next()
         switch type {
         case is String.Type: return ("\u{1}probe\(number)" as! T, .text("\u{1}probe\(number)"))
@@ -144,9 +151,11 @@ private struct ProbeDecoder: Decoder {
         case is Bool.Type: return (false as! T, nil)
         case let integer as any FixedWidthInteger.Type:
             return (integer.init(truncatingIfNeeded: number) as! T, .number(Double(number)))
-        case is Data.Type: return (Data() as! T, nil)
-        case is UUID.Type: return (UUID() as! T, nil)
-        case is URL.Type: return (URL(string: "probe:\(number)")! as! T, nil)
+        case is Data.Type: return (Data("probe\(number)".utf8) as! T, .text("data:probe\(number)"))
+        case is UUID.Type:
+            let uuid = UUID(uuidString: "00000000-0000-4000-8000-" + String(format: "%012x", number))!
+            return (uuid as! T, .text(uuid.uuidString))
+        case is URL.Type: return (URL(string: "probe:\(number)")! as! T, .text("probe:\(number)"))
         case is Decimal.Type: return (Decimal(number) as! T, nil)
         default: break
         }
@@ -163,14 +172,16 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { [] }
 
+    /// A nested object has none of its optional members, so that a type that holds an optional
+    /// of itself (a comment's parent comment) is not probed for ever.
     func contains(_ key: Key) -> Bool {
         state.record(key.stringValue, nil, depth: depth)
-        return true
+        return depth == 0
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         state.record(key.stringValue, nil, depth: depth)
-        return false
+        return depth > 0
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -230,7 +241,7 @@ private struct ProbeSingleValueContainer: SingleValueDecodingContainer {
     let depth: Int
     var codingPath: [any CodingKey] { [] }
 
-    func decodeNil() -> Bool { false }
+    func decodeNil() -> Bool { depth > 0 }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try ProbeDecoder.make(type, state: state, depth: depth + 1).0

@@ -41,8 +41,9 @@ extension ModelCoding {
         guard let field = probe.field(of: property) else {
             throw EventStoreError(
                 .typeMismatch,
-                "the key path \(keyPath) names the property \(property), which \(Root.self) does not decode from a field "
-                    + "of its own (its coding keys: \(probe.keys.sorted().joined(separator: ", ")))")
+                "the key path \(keyPath) names the property \(property), which \(Root.self) does not decode under its "
+                    + "own name, and no coding key of it (\(probe.keys.sorted().joined(separator: ", "))) could be matched "
+                    + "to it: name the field in an untyped Query")
         }
         return field
     }

@@ -13,6 +13,16 @@ import Foundation
 /// - a number that does not fit the property's type is `dataCorrupted`, with the path to it
 ///   (where `JSONDecoder` gives an empty path).
 enum ModelDecoder {
+    /// The `Decimal` a stored number reads as (`nil` for another value, or a number no
+    /// `Decimal` holds).
+    static func decimal(_ value: Value) -> Decimal? {
+        switch value {
+        case .int(let integer): Decimal(integer)
+        case .double(let double): Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX"))
+        default: nil
+        }
+    }
+
     /// Where an object's members are: in a dictionary, or in an item's record.
     enum Members {
         case fields([String: Value])
@@ -113,10 +123,9 @@ enum ModelDecoder {
         }
         if T.self == Decimal.self {
             switch value {
-            case .int(let integer): return Decimal(integer) as! T
-            case .double(let double):
-                guard let decimal = Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) else {
-                    throw corrupted(path(), "Parsed JSON number <\(double)> does not fit in Decimal.")
+            case .int, .double:
+                guard let decimal = decimal(value) else {
+                    throw corrupted(path(), "Parsed JSON number <\(value)> does not fit in Decimal.")
                 }
                 return decimal as! T
             default: throw mismatch(Decimal.self, value, at: path())

@@ -6,7 +6,8 @@ import Foundation
 /// decoding give, so a model is stored the same whichever way it is encoded:
 /// - a number that is an integer and fits in 64 bits is ``Value/int(_:)`` (`3.0` is `3`, `-0.0`
 ///   is `0`), any other number ``Value/double(_:)``; a `Float` is the double its shortest text
-///   names (`0.1` is `0.1`), a `Decimal` the number its text names;
+///   names (`0.1` is `0.1`), a `Decimal` the number its text names (refused when that number does
+///   not read back as the same `Decimal`: more digits than a double keeps, or not a number);
 /// - `Date` as seconds since 2001 (its own `Codable` form), `Data` as base64 text, `URL` as its
 ///   text;
 /// - a `nil` optional property is left out, as `JSONEncoder` leaves it out;
@@ -51,11 +52,27 @@ enum ModelEncoder {
         if T.self == Float.self { return try number(value as! Float, at: path()) }
         if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
         if T.self == URL.self { return .string((value as! URL).absoluteString) }
-        if T.self == Decimal.self { return text((value as! Decimal).description) }
+        if T.self == Decimal.self { return try decimal(value as! Decimal, at: path()) }
         return nil
     }
 
     // MARK: Numbers
+
+    /// A `Decimal` as the number its text names, when that number reads back as the same
+    /// `Decimal`: one with more significant digits than a 64-bit integer or a double keeps (about
+    /// 17), or not a number, is refused rather than rounded.
+    static func decimal(_ decimal: Decimal, at path: @autoclosure () -> [any CodingKey]) throws -> Value {
+        let stored = text(decimal.description)
+        guard ModelDecoder.decimal(stored) == decimal else {
+            throw EncodingError.invalidValue(
+                decimal,
+                .init(
+                    codingPath: path(),
+                    debugDescription: "the Decimal \(decimal) does not fit a stored number (a 64-bit integer or a "
+                        + "double, about 17 significant digits) without rounding: store it as text"))
+        }
+        return stored
+    }
 
     /// A double as its JSON text reads back: an integer when it is one that fits in 64 bits.
     static func number(_ double: Double, at path: @autoclosure () -> [any CodingKey]) throws -> Value {

@@ -111,6 +111,13 @@ final class LMDBSyncStorage: SyncStorage {
             }
             let taken = entries + state.withLock { Array($0.stores.keys) }
             if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                // A twin that a first push is creating may yet be removed: the client retries.
+                if state.withLock({ $0.provisional[twin] != nil }) {
+                    throw SyncError(
+                        .unavailable,
+                        "cannot create store \(name.debugDescription) yet: a push is creating store "
+                            + "\(twin.debugDescription), whose name differs only by case; retry")
+                }
                 throw SyncError(
                     .invalidStoreName,
                     "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "

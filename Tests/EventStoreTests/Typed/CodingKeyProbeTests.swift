@@ -42,6 +42,50 @@ struct CodingKeyProbeTests {
         enum CodingKeys: String, CodingKey { case status, label = "text" }
     }
 
+    /// A comment that holds its parent comment: the probe must not decode parents for ever.
+    final class Comment: Codable {
+        var text: String
+        var parent: Comment?
+        var replies: [Comment]
+        enum CodingKeys: String, CodingKey { case text = "body", parent, replies }
+    }
+
+    struct Linked: Codable {
+        var reference: UUID
+        var link: URL
+        var blob: Data
+        var next: [Linked]?
+        enum CodingKeys: String, CodingKey { case reference = "ref", link = "url", blob = "bytes", next }
+    }
+
+    /// Reads and drops a `version` key; `loadedAt` is not decoded.
+    struct Loaded: Codable {
+        var title: String
+        var loadedAt = Date()
+        enum CodingKeys: String, CodingKey { case title, version }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decode(String.self, forKey: .title)
+            _ = try container.decodeIfPresent(Int.self, forKey: .version)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(title, forKey: .title)
+        }
+    }
+
+    @Test func typesThatHoldThemselvesAndFoundationValuesAreProbed() throws {
+        #expect(try ModelCoding.field(of: \Comment.text) == "body")
+        #expect(try ModelCoding.field(of: \Comment.parent) == "parent")
+        #expect(try ModelCoding.field(of: \Linked.reference) == "ref")
+        #expect(try ModelCoding.field(of: \Linked.link) == "url")
+        #expect(try ModelCoding.field(of: \Linked.blob) == "bytes")
+        #expect(try ModelCoding.field(of: \Linked.next) == "next")
+        // A key the model reads and drops is not taken for a property it does not decode.
+        #expect(try ModelCoding.field(of: \Loaded.title) == "title")
+        #expect(throws: EventStoreError.self) { try ModelCoding.field(of: \Loaded.loadedAt) }
+    }
+
     @Test func renamedPropertiesNameTheirCodingKeys() throws {
         #expect(try ModelCoding.field(of: \Renamed.title) == "name")
         #expect(try ModelCoding.field(of: \Renamed.dueDate) == "due_date")
@@ -50,7 +94,7 @@ struct CodingKeyProbeTests {
         #expect(try ModelCoding.field(of: \Renamed.priority) == "priority")
         #expect(try ModelCoding.field(of: \Renamed.place) == "place")
         #expect(try ModelCoding.field(of: \Renamed.tags) == "tags")
-        // A Bool cannot carry a value of its own; it is the one property left, "done" the one key.
+        // A Bool cannot carry a value of its own: the model is decoded again with only "done" true.
         #expect(try ModelCoding.field(of: \Renamed.isDone) == "done")
         #expect(try ModelCoding.field(of: \Plain.title) == "title")
         #expect(try ModelCoding.field(of: \Plain.done) == "done")
@@ -63,6 +107,7 @@ struct CodingKeyProbeTests {
         } catch let error as EventStoreError {
             #expect(error.code == .typeMismatch)
             #expect(error.message.contains("cached") && error.message.contains("due_date"), "\(error.message)")
+            #expect(error.message.contains("untyped Query"), "\(error.message)")
         } catch {
             Issue.record("\(error)")
         }

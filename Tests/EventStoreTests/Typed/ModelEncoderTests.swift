@@ -31,7 +31,7 @@ struct ModelEncoderTests {
                 == ModelDecoderTests.sample)
     }
 
-    @Test func numbersOfEveryKindEncodeAsThroughJSON() {
+    @Test func numbersOfEveryKindEncodeAsThroughJSON() throws {
         let doubles: [Double] = [
             3, -0.0, 0.5, 1e15, 1e16, 9_007_199_254_740_992, 9_007_199_254_740_994, 1e18, 9.2e18, 9.3e18, 1e19, 1e20,
             123_456_789_012_345.6, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
@@ -54,8 +54,17 @@ struct ModelEncoderTests {
             #expect(throws: EncodingError.self) { try ModelEncoder.encode([number]) }
         }
         for number: Int8 in [.min, -1, .max] { Self.expectSame(number) }
-        for text in ["1.25", "100", "-0.5", "12345678901234567", "123456789012345678901234567890", "0"] {
+        for text in ["1.25", "100", "-0.5", "12345678901234567", "0", "0.1", "19.99", "1e30"] {
             Self.expectSame(Decimal(string: text)!)
+            #expect(try ModelDecoder.decimal(ModelEncoder.encode(Decimal(string: text)!)) == Decimal(string: text)!)
+        }
+        // A Decimal that a stored number would round (JSON's round trip rounds it) is refused.
+        for decimal in [
+            Decimal(string: "123456789012345678901234567890")!, Decimal(string: "0.12345678901234567891")!,
+            Decimal(string: "1234567890.123456789")!, Decimal.nan,
+        ] {
+            #expect(throws: EncodingError.self) { try ModelEncoder.encode(decimal) }
+            #expect(throws: EncodingError.self) { try ModelEncoder.encode(["amount": decimal]) }
         }
         for seconds in [0, 5, -1.5, 812_345_678.25] { Self.expectSame(Date(timeIntervalSinceReferenceDate: seconds)) }
     }

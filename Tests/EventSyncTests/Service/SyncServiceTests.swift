@@ -156,6 +156,16 @@ struct SyncServiceTests {
         #expect(try await cluster.service.info(store: "created").head == 1)
     }
 
+    /// A replica of `cluster`, an event it wrote, and the same event stamped an hour ahead of
+    /// the server's clock (which the server refuses).
+    private static func eventAndOneAhead(in cluster: SyncCluster) async throws -> (Store, Event, Event) {
+        let client = try cluster.addReplica()
+        let good = try await client.put("notes", id: "n1", fields: ["title": "one"])
+        var ahead = good
+        ahead.hlc = HLCTimestamp(physical: cluster.serverClock.now + 3_600_000, logical: 0)
+        return (client, good, ahead)
+    }
+
     /// A first push that is refused creates no store: the name stays free, no request finds it,
     /// and a later push creates it. Pushes to the same new name at once, some refused, leave the
     /// store with what the others appended.
@@ -163,10 +173,7 @@ struct SyncServiceTests {
     func aRefusedFirstPushCreatesNoStore(backend: TestBackend) async throws {
         let cluster = try await SyncCluster.make(backend)
         defer { cluster.close() }
-        let client = try cluster.addReplica()
-        let good = try await client.put("notes", id: "n1", fields: ["title": "one"])
-        var ahead = good
-        ahead.hlc = HLCTimestamp(physical: cluster.serverClock.now + 3_600_000, logical: 0)
+        let (client, good, ahead) = try await Self.eventAndOneAhead(in: cluster)
         let refused = PushRequest(replica: client.replicaID, events: [ahead])
         await expectSyncError(.clockSkew) { try await cluster.service.push(store: "fresh", refused) }
         await expectSyncError(.notFound) { try await cluster.service.info(store: "fresh") }
@@ -220,6 +227,33 @@ struct SyncServiceTests {
             #expect(created == 1, "round \(round)")
             let listed = try await cluster.service.storeNames().filter { names.contains($0) }
             #expect(listed.count == 1, "round \(round): \(listed)")
+        }
+    }
+
+    /// A refused first push to a name does not make a first push to its case twin fail for
+    /// good: that push is created, or told to retry while the other is still being refused.
+    @Test(arguments: TestBackend.all)
+    func aRefusedFirstPushNeverBlocksItsCaseTwin(backend: TestBackend) async throws {
+        let cluster = try await SyncCluster.make(backend)
+        defer { cluster.close() }
+        let (client, good, ahead) = try await Self.eventAndOneAhead(in: cluster)
+        for round in 0..<20 {
+            // Refused for its stamp, or for its twin (being created, or created).
+            async let refused = try? await cluster.service.push(
+                store: "pair\(round)", PushRequest(replica: client.replicaID, events: [ahead]))
+            var created = false
+            for _ in 0..<100 where !created {
+                do {
+                    _ = try await cluster.service.push(
+                        store: "Pair\(round)", PushRequest(replica: client.replicaID, events: [good]))
+                    created = true
+                } catch let error as SyncError where error.code == .unavailable {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            #expect(await refused == nil)
+            #expect(created, "round \(round)")
+            #expect(try await cluster.service.info(store: "Pair\(round)").head == 1)
         }
     }
 

@@ -65,7 +65,9 @@ final class PostgresSyncStorage: SyncStorage {
         schema = backend.schema
         channel = PostgresSchema.channel(schema: backend.schema)
         requestTimeout = backend.requestTimeout
-        batcher = PushBatcher(maxWait: backend.requestTimeout)
+        // A push waits for the transactions ahead of it (each bounded by the request timeout)
+        // for at most three of them.
+        batcher = PushBatcher(maxWait: backend.requestTimeout * 3)
         var clientConfiguration = PostgresClient.Configuration(
             host: backend.host, port: backend.port, username: backend.username, password: backend.password,
             database: backend.database, tls: PostgresSyncStorage.tls(backend.tls))

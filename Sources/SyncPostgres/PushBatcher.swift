@@ -57,17 +57,20 @@ final class PushBatcher: Sendable {
     let maxQueuedBytes: Int
     /// How long a push waits for its transaction to start.
     let maxWait: Duration
+    /// The time (a test's clock may run ahead of the machine's).
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex(State())
 
     init(
         maxPushes: Int = 256, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20, maxQueuedBytes: Int = 256 << 20,
-        maxWait: Duration = .seconds(10)
+        maxWait: Duration = .seconds(10), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.maxPushes = max(maxPushes, 1)
         self.maxEvents = max(maxEvents, 1)
         self.maxBytes = max(maxBytes, 1)
         self.maxQueuedBytes = max(maxQueuedBytes, 1)
         self.maxWait = maxWait
+        self.now = now
     }
 
     /// How many batches ran (for tests and logs).
@@ -97,7 +100,7 @@ final class PushBatcher: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let waiting = Waiting(
-                    id: id, push: push, bytes: bytes, deadline: .now + maxWait, continuation: continuation)
+                    id: id, push: push, bytes: bytes, deadline: now() + maxWait, continuation: continuation)
                 let admission = state.withLock { state -> Admission in
                     // Under the lock the cancellation handler takes: a task cancelled before this
                     // never queues, one cancelled after it is found in the queue.
@@ -154,7 +157,7 @@ final class PushBatcher: Sendable {
     /// Takes the next batch from `key`'s queue (empty when every push left waited too long:
     /// those are answered here), or ends the queue when it is empty.
     private func next(_ key: Key) -> [Waiting]? {
-        let now = ContinuousClock.now
+        let now = now()
         let (batch, expired) = state.withLock { state -> ([Waiting]?, [Waiting]) in
             guard let waiting = state.queues[key], !waiting.isEmpty else {
                 state.queues[key] = nil

@@ -200,7 +200,11 @@ struct PushBatchSizeTests {
     /// Pushes that would pass the bytes allowed to wait are refused at once; a push whose caller
     /// is cancelled, or that waited too long, leaves the queue and is never applied.
     @Test func aFullQueueRefusesAndAPushThatLeftIsNeverApplied() async throws {
-        let batcher = PushBatcher(maxQueuedBytes: 13_000, maxWait: .milliseconds(300))
+        // The batcher's clock jumps past the wait limit when the test says so (a wait on the
+        // machine's clock would let a starved test expire the first push before it starts).
+        let ahead = Mutex(Duration.zero)
+        let batcher = PushBatcher(
+            maxQueuedBytes: 13_000, maxWait: .seconds(600), now: { .now + ahead.withLock { $0 } })
         let key = PushBatcher.Key(store: "notes", create: false)
         let gate = AsyncStream<Void>.makeStream()
         let applied = Mutex<[ReplicaID]>([])
@@ -230,7 +234,7 @@ struct PushBatchSizeTests {
         await expectSyncError(.unavailable) { try await cancelled.value }
         #expect(batcher.waiting(for: key) == 1)
         // The other waits past its limit before the transaction ahead of it ends.
-        try await Task.sleep(for: .milliseconds(400))
+        ahead.withLock { $0 = .seconds(3_600) }
         gate.continuation.yield()
         gate.continuation.finish()
         #expect(try await leader.value == 3)

@@ -306,76 +306,39 @@ extension PostgresSyncStorage {
 
     // MARK: Pull
 
-    /// A page of the log after `request.after`: the store's row, the event at `after` (for the
-    /// digest of an empty page) and the events after it, read in one statement (one snapshot)
-    /// unless the page goes on past the bodies the first one sent (see
-    /// ``readRows(_:from:request:into:digest:logger:)``); the page never goes past the head the
-    /// first statement read, which is the page's head.
+    /// A page of the log after `request.after`, read in one statement (one snapshot): the
+    /// store's row, the event at `after` (for the digest of an empty page) and the events after it.
     func readPage(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
-        var builder: PageBuilder?
-        var digest = LogDigest.empty
-        var from = max(request.after, 1)
-        while true {
-            let read = try await readRows(
-                name, from: from, request: request, into: &builder, digest: &digest, logger: logger)
-            guard let builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-            guard let resume = read else { return builder.finish(digest: digest) }
-            from = resume
-        }
-    }
-
-    /// Reads the events from seq `from` (with the digest at `request.after` when that is
-    /// `from`) into the page. Only the bodies of the rows whose earlier bodies, from the page's
-    /// first event on, total less than the page's byte limit are sent: a page of large events
-    /// reads a few of them, not `request.limit`. A page's JSON is not its bodies, so when the
-    /// page still takes events where the bodies stopped, the read goes on from there: the
-    /// returned seq (`nil` when the page is finished).
-    private func readRows(
-        _ name: String, from: UInt64, request: PageRequest, into builder: inout PageBuilder?,
-        digest: inout LogDigest, logger: Logger
-    ) async throws -> UInt64? {
-        let taken = builder?.page.count ?? 0
-        let after = Int64(bitPattern: max(request.after, from - 1))
-        let count = Int64(request.limit - taken + (from <= request.after ? 1 : 0))
-        let budget = Int64(request.maxBytes)
-        // A later statement reads no event past the head the first one read (pushes may have
-        // committed in between), so that the page's next never passes its head.
-        let through = builder.map { Int64(bitPattern: $0.page.head) } ?? Int64.max
-        // The first event after `after` always gets its body: a page holds at least one event.
+        let from = Int64(bitPattern: max(request.after, 1))
+        let count = Int64(request.limit + 1)
         let rows = try await client.query(
             """
-            SELECT s.epoch, s.head, e.seq, e.digest,
-                CASE WHEN e.seq > \(after) AND (e.before = 0 OR e.before < \(budget)) THEN e.body END
+            SELECT s.epoch, s.head, e.seq, e.digest, e.body
             FROM evstore_stores s
             LEFT JOIN LATERAL (
-                SELECT seq, digest, body, coalesce(sum(octet_length(body)) FILTER (WHERE seq > \(after)) OVER (
-                    ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-                FROM evstore_events
-                WHERE store = s.name AND seq >= \(Int64(bitPattern: from)) AND seq <= \(through)
-                ORDER BY seq LIMIT \(count)
+                SELECT seq, digest, body FROM evstore_events
+                WHERE store = s.name AND seq >= \(from) ORDER BY seq LIMIT \(count)
             ) e ON true
             WHERE s.name = \(name)
             """, logger: logger)
+        var builder: PageBuilder?
+        var digest = LogDigest.empty
         var full = false
-        var resume: UInt64?
         for try await (epoch, head, seq, eventDigest, body) in rows.decode(
             (String, Int64, Int64?, Int64?, ByteBuffer?).self)
         {
             if builder == nil { builder = PageBuilder(request, head: UInt64(bitPattern: head), epoch: epoch) }
-            guard !full, resume == nil, let seq = seq.map(UInt64.init(bitPattern:)), let eventDigest else { continue }
+            guard !full, let seq = seq.map(UInt64.init(bitPattern:)), let eventDigest, let body else { continue }
             if seq <= request.after {
                 digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest))
-                continue
-            }
-            guard let body else {
-                resume = seq
                 continue
             }
             let event = try Event(canonical: Array(buffer: body), seq: seq)
             full = !(builder!.add(event))
             if builder!.page.next == seq { digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest)) }
         }
-        return full ? nil : resume
+        guard let builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+        return builder.finish(digest: digest)
     }
 
     // MARK: Errors

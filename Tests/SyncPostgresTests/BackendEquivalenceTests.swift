@@ -86,8 +86,7 @@ struct BackendEquivalenceTests {
     }
 
     /// Pages of large events (bodies the database keeps out of line) and of events whose JSON is
-    /// smaller than their stored bodies cut at the same events on both backends, though the
-    /// PostgreSQL backend reads only the bodies that can fit.
+    /// smaller than their stored bodies cut at the same events on both backends.
     @Test func pagesOfLargeAndOfSmallJSONEventsCutAlike() async throws {
         let directory = TemporaryDirectory(prefix: "pg-equivalence-large")
         defer { directory.remove() }

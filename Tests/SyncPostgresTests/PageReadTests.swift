@@ -6,8 +6,9 @@ import SyncPostgres
 import SyncTestSupport
 import Testing
 
-/// Pages the PostgreSQL backend reads in more than one statement (the page's JSON has room where
-/// the bodies stopped) while pushes commit in between: a page never passes the head it reports.
+/// Pages the PostgreSQL backend reads while pushes commit: a page never passes the head it
+/// reports, also for events whose JSON is smaller than their stored bodies (a page read in
+/// several statements would have to keep to its first statement's head).
 @Suite(.enabled(if: TestPostgres.isEnabled))
 struct PageReadTests {
     @Test func aPageReadWhilePushesCommitNeverPassesItsHead() async throws {

@@ -7,8 +7,7 @@ import SyncTestSupport
 import Testing
 
 /// Pages the PostgreSQL backend reads while pushes commit: a page never passes the head it
-/// reports, also for events whose JSON is smaller than their stored bodies (a page read in
-/// several statements would have to keep to its first statement's head).
+/// reports, also for events whose JSON is smaller than their stored bodies.
 @Suite(.enabled(if: TestPostgres.isEnabled))
 struct PageReadTests {
     @Test func aPageReadWhilePushesCommitNeverPassesItsHead() async throws {

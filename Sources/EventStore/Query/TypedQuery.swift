@@ -103,20 +103,20 @@ public struct TypedQuery<Model: Codable & Identifiable & Sendable>: Sendable, Ha
 
     /// The field `keyPath` names, or why it names none.
     private func field<V>(_ keyPath: KeyPath<Model, V>) -> (name: String?, problem: String?) {
-        let name: String
+        let names: (property: String, field: String)
         do {
-            name = try ModelCoding.field(of: keyPath)
+            names = try ModelCoding.names(of: keyPath)
         } catch {
             return (nil, (error as? EventStoreError)?.message ?? "\(error)")
         }
-        guard ModelCoding.fieldName(of: keyPath) != "id" else {
+        guard names.property != "id" else {
             return (
                 nil,
                 "the key path \(keyPath) names the model's id, which is the item's id and not one of its fields: "
                     + "read an item by its id instead"
             )
         }
-        return (name, nil)
+        return (names.field, nil)
     }
 
     /// The query with a condition on one property added.

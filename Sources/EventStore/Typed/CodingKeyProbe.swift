@@ -125,7 +125,7 @@ private struct ProbeDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        ProbeUnkeyedContainer(state: state, depth: depth + 1)
+        ProbeUnkeyedContainer()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -203,7 +203,7 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         state.record(key.stringValue, nil, depth: depth)
-        return ProbeUnkeyedContainer(state: state, depth: depth + 1)
+        return ProbeUnkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { ProbeDecoder(state: state, depth: depth + 1) }
@@ -216,8 +216,6 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
 /// An empty array.
 private struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
-    let state: ProbeState
-    let depth: Int
     var codingPath: [any CodingKey] { [] }
     var count: Int? { 0 }
     var isAtEnd: Bool { true }

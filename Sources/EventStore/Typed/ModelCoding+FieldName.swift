@@ -25,6 +25,12 @@ extension ModelCoding {
     ///   field of its own. When `Root`'s decoding cannot be probed (see ``CodingKeyProbe``), the
     ///   property's name is taken as its field.
     static func field<Root: Decodable, V>(of keyPath: KeyPath<Root, V>) throws -> String {
+        try names(of: keyPath).field
+    }
+
+    /// The stored property `keyPath` names and the field it is stored under (see
+    /// ``field(of:)``), found once each.
+    static func names<Root: Decodable, V>(of keyPath: KeyPath<Root, V>) throws -> (property: String, field: String) {
         guard let property = fieldName(of: keyPath) else {
             throw EventStoreError(
                 .typeMismatch, "the key path \(keyPath) does not name a stored property of \(Root.self)")
@@ -37,7 +43,7 @@ extension ModelCoding {
             probe = CodingKeyProbe.probe(Root.self)
             probes.withLock { $0[type] = .some(probe) }
         }
-        guard let probe else { return property }
+        guard let probe else { return (property, property) }
         guard let field = probe.field(of: property) else {
             throw EventStoreError(
                 .typeMismatch,
@@ -45,7 +51,7 @@ extension ModelCoding {
                     + "own name, and no coding key of it (\(probe.keys.sorted().joined(separator: ", "))) could be matched "
                     + "to it: name the field in an untyped Query")
         }
-        return field
+        return (property, field)
     }
 
     /// The name of the stored property a key path names (`\Note.title` → `title`), or `nil` for

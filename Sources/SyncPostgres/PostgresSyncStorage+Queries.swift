@@ -306,11 +306,20 @@ extension PostgresSyncStorage {
 
     // MARK: Pull
 
-    /// A page of the log after `request.after`, read in one statement (one snapshot): the
-    /// store's row, the event at `after` (for the digest of an empty page) and the events after it.
+    /// A page of the log after `request.after`.
+    ///
+    /// The first statement reads the store's row, the event at `after` (for the digest of an
+    /// empty page) and about as many events after it as the page's byte limit takes (see
+    /// ``PageSizeEstimates``). When they leave the page short of its limits and the log goes on,
+    /// the next statements read on from the last event, no further than the head the first one
+    /// reported, and only while the store's epoch is the one it reported: the page is what one
+    /// statement reading every event would have made.
     func readPage(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
         let from = Int64(bitPattern: max(request.after, 1))
-        let count = Int64(request.limit + 1)
+        let first = PageSizeEstimates.rows(
+            remainingEvents: request.limit, remainingBytes: request.maxBytes, average: pageSizes.average(for: name))
+        // The event at `after` comes first, when there is one.
+        let count = Int64(first + (request.after >= 1 ? 1 : 0))
         let rows = try await client.query(
             """
             SELECT s.epoch, s.head, e.seq, e.digest, e.body
@@ -321,24 +330,80 @@ extension PostgresSyncStorage {
             ) e ON true
             WHERE s.name = \(name)
             """, logger: logger)
-        var builder: PageBuilder?
-        var digest = LogDigest.empty
-        var full = false
+        var read = PageRead(request)
         for try await (epoch, head, seq, eventDigest, body) in rows.decode(
             (String, Int64, Int64?, Int64?, ByteBuffer?).self)
         {
-            if builder == nil { builder = PageBuilder(request, head: UInt64(bitPattern: head), epoch: epoch) }
-            guard !full, let seq = seq.map(UInt64.init(bitPattern:)), let eventDigest, let body else { continue }
+            if read.builder == nil {
+                read.builder = PageBuilder(request, head: UInt64(bitPattern: head), epoch: epoch)
+            }
+            try read.take(seq, eventDigest, body)
+        }
+        guard let started = read.builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+        let (epoch, head) = (started.page.epoch, Int64(bitPattern: started.page.head))
+        var exhausted = read.events < first
+        while !read.full && !exhausted, let page = read.builder?.page {
+            let wanted = PageSizeEstimates.rows(
+                remainingEvents: request.limit - page.count, remainingBytes: request.maxBytes - page.eventsJSON.count,
+                average: read.builder?.averageEventBytes ?? pageSizes.average(for: name))
+            let after = Int64(bitPattern: read.last)
+            let rows = try await client.query(
+                """
+                SELECT s.epoch, e.seq, e.digest, e.body
+                FROM evstore_stores s
+                LEFT JOIN LATERAL (
+                    SELECT seq, digest, body FROM evstore_events
+                    WHERE store = s.name AND seq > \(after) AND seq <= \(head) ORDER BY seq LIMIT \(Int64(wanted))
+                ) e ON true
+                WHERE s.name = \(name)
+                """, logger: logger)
+            let before = read.events
+            var sameEpoch = false
+            for try await (current, seq, eventDigest, body) in rows.decode((String, Int64?, Int64?, ByteBuffer?).self) {
+                // A store given a new epoch since the first statement (or gone) ends the page there.
+                sameEpoch = current == epoch
+                if sameEpoch { try read.take(seq, eventDigest, body) }
+            }
+            exhausted = !sameEpoch || read.events - before < wanted
+        }
+        pageSizes.count(read: read.events)
+        let page = (read.builder ?? started).finish(digest: read.digest)
+        pageSizes.record(page, for: name)
+        return page
+    }
+
+    /// The rows of a page read, taken one by one.
+    private struct PageRead {
+        let request: PageRequest
+        var builder: PageBuilder?
+        /// The digest of the log at the page's last event (or at `after`, for an empty page).
+        var digest = LogDigest.empty
+        /// Whether the page takes no more events.
+        var full = false
+        /// The events after `after` read, and the seq of the last one.
+        var events = 0
+        var last: UInt64
+
+        init(_ request: PageRequest) {
+            self.request = request
+            last = request.after
+        }
+
+        /// Takes one row: the event at `after`, an event after it, or none (a store without
+        /// events there).
+        mutating func take(_ seq: Int64?, _ eventDigest: Int64?, _ body: ByteBuffer?) throws {
+            guard let seq = seq.map(UInt64.init(bitPattern:)), let eventDigest, let body else { return }
             if seq <= request.after {
                 digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest))
-                continue
+                return
             }
+            events += 1
+            last = seq
+            guard !full else { return }
             let event = try Event(canonical: Array(buffer: body), seq: seq)
             full = !(builder!.add(event))
             if builder!.page.next == seq { digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest)) }
         }
-        guard let builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-        return builder.finish(digest: digest)
     }
 
     // MARK: Errors

@@ -40,6 +40,9 @@ final class PostgresSyncStorage: SyncStorage {
     let sharedHeads = SharedReads<HeadKey, UInt64>()
     /// The reads of a page that live pulls woken together share.
     let sharedPages = SharedReads<PageKey, EncodedPage>()
+    /// How large each store's events were in the pages read lately: a page read asks for about
+    /// as many as fit.
+    let pageSizes = PageSizeEstimates()
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Creates the tables, once.
     private let prepared = Mutex<Task<Void, any Error>?>(nil)

@@ -1,23 +1,21 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
-import EventSyncService
-import SyncPostgres
 import SyncTestSupport
 import Testing
 
-/// Pages the PostgreSQL backend reads while pushes commit: a page never passes the head it
-/// reports, also for events whose JSON is smaller than their stored bodies.
+@testable import EventSyncService
+@testable import SyncPostgres
+
+/// Pages the PostgreSQL backend reads: a page read while pushes commit never passes the head it
+/// reports, also for events whose JSON is smaller than their stored bodies; a page of large
+/// events reads about the events it holds, not `limit` of them.
 @Suite(.enabled(if: TestPostgres.isEnabled))
 struct PageReadTests {
     @Test func aPageReadWhilePushesCommitNeverPassesItsHead() async throws {
         let directory = TemporaryDirectory(prefix: "pg-page-read")
         defer { directory.remove() }
-        var limits = SyncLimits()
-        limits.maxPageBytes = 60_000
-        var configuration = SyncService.Configuration(backend: .postgres(try await TestPostgres.freshDatabase()))
-        configuration.limits = limits
-        let service = try SyncService(configuration: configuration)
+        let service = try await service(maxPageBytes: 60_000)
         defer { service.close() }
         let replica = try Store.open(at: directory.appending("replica"))
         defer { replica.close() }
@@ -49,5 +47,48 @@ struct PageReadTests {
             after = page.next == page.head && pages % 3 == 0 ? 0 : page.next
         }
         try await pushing.value
+    }
+
+    @Test func aPageOfLargeEventsReadsAboutTheEventsItHolds() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-page-sizes")
+        defer { directory.remove() }
+        let service = try await service(maxPageBytes: 700_000)
+        defer { service.close() }
+        let storage = try #require(service.storage as? PostgresSyncStorage)
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<30 {
+            // Random text: about 200 KB a body, so that three fit in a page.
+            let text = String(
+                (0..<200_000).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122, using: &generator))) })
+            try await replica.append([.put("files", id: "f\(round)", fields: ["body": .string(text)])])
+        }
+        let events = try allEvents(of: replica)
+        for start in stride(from: 0, to: events.count, by: 5) {
+            _ = try await service.push(
+                store: "files", PushRequest(replica: replica.replicaID, events: Array(events[start..<(start + 5)])))
+        }
+        var after: UInt64 = 0
+        var pages = 0
+        while after < UInt64(events.count) {
+            let before = storage.pageSizes.eventsRead
+            let page = try await service.pull(store: "files", after: after, limit: 1000)
+            let read = storage.pageSizes.eventsRead - before
+            #expect(page.events.count == 3 || page.next == UInt64(events.count))
+            // The first page of the store asks for a few; the next ones for what their sizes say fit.
+            #expect(read <= (pages == 0 ? PageSizeEstimates.firstRead : page.events.count + 3), "page \(pages)")
+            #expect(page.events.map(\.seq) == Array((after + 1)...(after + UInt64(page.events.count))))
+            after = page.next
+            pages += 1
+        }
+        #expect(pages == 10)
+    }
+
+    /// A service on a fresh database whose pages stop at `maxPageBytes`.
+    private func service(maxPageBytes: Int) async throws -> SyncService {
+        var configuration = SyncService.Configuration(backend: .postgres(try await TestPostgres.freshDatabase()))
+        configuration.limits.maxPageBytes = maxPageBytes
+        return try SyncService(configuration: configuration)
     }
 }

@@ -83,8 +83,17 @@ public final class SyncService: Sendable {
     /// A store opened with ``requiredProjections`` in its configuration gets full continuity
     /// checks; another one gets checks on the event at the client's mark only.
     ///
-    /// - Throws: ``EventSync/SyncError/Code/invalidStoreName``; ``EventSync/SyncError/Code/unavailable``
-    ///   on another backend, or once the service is closed.
+    /// The name must be free: no store of the data directory has it and no other store is served
+    /// under it (serving the same store under the same name again changes nothing).
+    ///
+    /// ```swift
+    /// let service = try SyncService(configuration: .init(dataDirectory: serverDirectory))
+    /// try await service.serve(phoneStore, as: "phone")
+    /// ```
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/invalidStoreName`` for an invalid name or one another
+    ///   store has; ``EventSync/SyncError/Code/unavailable`` while a push is creating a store of
+    ///   that name (retry), on another backend, or once the service is closed.
     public func serve(_ store: Store, as name: String) async throws {
         try StoreName.validate(name)
         try await lmdb().serve(store, as: name)

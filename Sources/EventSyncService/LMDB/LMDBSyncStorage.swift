@@ -54,13 +54,34 @@ final class LMDBSyncStorage: SyncStorage {
 
     // MARK: Stores
 
-    /// Serves a store this process already opened (see ``SyncService/serve(_:as:)``).
+    /// Serves a store this process already opened (see ``SyncService/serve(_:as:)``), under a
+    /// name no other store has: not one a push is creating, nor one of the data directory, nor
+    /// one another served store has (serving the same store again changes nothing).
     func serve(_ store: Store, as name: String) async throws {
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
-        try state.withLock { state in
-            guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
-            state.stores[name] = ServedStore(store: store, owned: false)
-            state.provisional[name] = nil
+        let path = storePath(name)
+        try opening.withLock { _ in
+            try state.withLock { state in
+                guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
+                if state.provisional[name] != nil {
+                    throw SyncError(
+                        .unavailable,
+                        "cannot serve a store as \(name.debugDescription) yet: a push is creating that store; retry")
+                }
+                if let served = state.stores[name] {
+                    guard served.store !== store else { return }
+                    throw SyncError(
+                        .invalidStoreName,
+                        "cannot serve a store as \(name.debugDescription): another store is served under that name")
+                }
+                if FileManager.default.fileExists(atPath: path + "/data.mdb") {
+                    throw SyncError(
+                        .invalidStoreName,
+                        "cannot serve a store as \(name.debugDescription): the data directory holds a store of that name"
+                    )
+                }
+                state.stores[name] = ServedStore(store: store, owned: false)
+            }
         }
     }
 
@@ -126,13 +147,17 @@ final class LMDBSyncStorage: SyncStorage {
             // Registered at once, as provisional: only its first push's pushes see it.
             let served = ServedStore(
                 store: try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration), owned: true)
-            try state.withLock { state in
-                guard !state.closed else {
-                    served.store.close()
-                    throw SyncError(.unavailable, "the sync service is closed")
-                }
+            let registered = state.withLock { state in
+                guard !state.closed else { return false }
                 state.stores[name] = served
                 state.provisional[name] = 1
+                return true
+            }
+            guard registered else {
+                // Closed while the store was being created: it was never a store.
+                served.store.close()
+                LMDBSyncStorage.removeFiles(at: path)
+                throw SyncError(.unavailable, "the sync service is closed")
             }
             return (served, true, true)
         }
@@ -183,12 +208,12 @@ final class LMDBSyncStorage: SyncStorage {
     private func settle(_ name: String, _ served: ServedStore) {
         let appended = (try? served.store.read { try StoreLedger(reader: $0, chained: served.chained).head() }) != 0
         opening.withLock { _ in
-            enum Outcome { case kept, created, discarded }
+            enum Outcome { case kept, created, closed, discarded }
             let outcome = state.withLock { state -> Outcome in
                 guard let users = state.provisional[name], state.stores[name]?.store === served.store else {
                     return .kept
                 }
-                if appended {
+                if appended && !state.closed {
                     state.provisional[name] = nil
                     return .created
                 }
@@ -198,11 +223,15 @@ final class LMDBSyncStorage: SyncStorage {
                 }
                 state.provisional[name] = nil
                 state.stores[name] = nil
-                return .discarded
+                // A service closed meanwhile left the store to its last push to close.
+                return appended ? .closed : .discarded
             }
             switch outcome {
             case .kept: break
             case .created: logStoreCreated(name)
+            case .closed:
+                logStoreCreated(name)
+                served.store.close()
             case .discarded:
                 served.store.close()
                 LMDBSyncStorage.removeFiles(at: storePath(name))
@@ -257,11 +286,15 @@ final class LMDBSyncStorage: SyncStorage {
         return names.subtracting(provisional).sorted()
     }
 
+    /// Closes the stores the service opened. A store a push is creating stays until that push
+    /// ends (see ``settle(_:_:)``): it is then closed, or removed when nothing was appended, so
+    /// that a push refused while the service closes leaves no store behind.
     func close() {
         let owned = state.withLock { state -> [Store] in
             state.closed = true
-            defer { state.stores.removeAll() }
-            return state.stores.values.filter(\.owned).map(\.store)
+            let closing = state.stores.filter { $0.value.owned && state.provisional[$0.key] == nil }
+            state.stores = state.stores.filter { state.provisional[$0.key] != nil }
+            return closing.values.map(\.store)
         }
         for store in owned { store.close() }
     }

@@ -41,6 +41,8 @@ final class PushBatcher: Sendable {
         var queuedBytes = 0
         var transactions = 0
         var nextID: UInt64 = 0
+        /// What answers each queued push when it waited too long (see ``expireOverdue(_:)``).
+        var timers: [UInt64: Task<Void, Never>] = [:]
     }
 
     /// The most pushes one transaction applies.
@@ -57,13 +59,15 @@ final class PushBatcher: Sendable {
     let maxQueuedBytes: Int
     /// How long a push waits for its transaction to start.
     let maxWait: Duration
-    /// The time (a test's clock may run ahead of the machine's).
+    /// The time, and a wait on it (a test's clock may run ahead of the machine's).
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let sleep: @Sendable (Duration) async -> Void
     private let state = Mutex(State())
 
     init(
         maxPushes: Int = 256, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20, maxQueuedBytes: Int = 256 << 20,
-        maxWait: Duration = .seconds(10), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        maxWait: Duration = .seconds(10), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.maxPushes = max(maxPushes, 1)
         self.maxEvents = max(maxEvents, 1)
@@ -71,6 +75,7 @@ final class PushBatcher: Sendable {
         self.maxQueuedBytes = max(maxQueuedBytes, 1)
         self.maxWait = maxWait
         self.now = now
+        self.sleep = sleep
     }
 
     /// How many batches ran (for tests and logs).
@@ -116,7 +121,7 @@ final class PushBatcher: Sendable {
                 }
                 switch admission {
                 case .leads: Task { await self.drain(key, apply: apply) }
-                case .queued: break
+                case .queued: startTimer(id, key)
                 case .cancelled: continuation.resume(throwing: PushBatcher.cancelled)
                 case .full:
                     continuation.resume(
@@ -127,14 +132,59 @@ final class PushBatcher: Sendable {
                 }
             }
         } onCancel: {
-            let removed = state.withLock { state -> Waiting? in
+            let removed = state.withLock { state -> (Waiting, Task<Void, Never>?)? in
                 guard let index = state.queues[key]?.firstIndex(where: { $0.id == id }) else { return nil }
                 let waiting = state.queues[key]!.remove(at: index)
                 state.queuedBytes -= waiting.bytes
-                return waiting
+                return (waiting, state.timers.removeValue(forKey: id))
             }
-            removed?.continuation.resume(throwing: PushBatcher.cancelled)
+            removed?.1?.cancel()
+            removed?.0.continuation.resume(throwing: PushBatcher.cancelled)
         }
+    }
+
+    /// Answers a queued push `unavailable` once it waited ``maxWait``, also while the
+    /// transaction ahead of it still runs.
+    private func startTimer(_ id: UInt64, _ key: Key) {
+        let timer = Task { [maxWait, sleep] in
+            await sleep(maxWait)
+            guard !Task.isCancelled else { return }
+            expireOverdue(key)
+        }
+        let queued = state.withLock { state in
+            guard state.queues[key]?.contains(where: { $0.id == id }) == true else { return false }
+            state.timers[id] = timer
+            return true
+        }
+        // Taken (or gone) before its timer was kept.
+        if !queued { timer.cancel() }
+    }
+
+    /// Answers `unavailable` every push of `key`'s queue that waited past its deadline. Pushes
+    /// queue in the order of their deadlines, so those are the first ones.
+    func expireOverdue(_ key: Key) {
+        let now = now()
+        let expired = state.withLock { state -> [(Waiting, Task<Void, Never>?)] in
+            guard let queue = state.queues[key] else { return [] }
+            let count = queue.prefix { $0.deadline < now }.count
+            guard count > 0 else { return [] }
+            state.queues[key] = Array(queue[count...])
+            return queue[..<count].map { waiting in
+                state.queuedBytes -= waiting.bytes
+                return (waiting, state.timers.removeValue(forKey: waiting.id))
+            }
+        }
+        for (waiting, timer) in expired {
+            timer?.cancel()
+            waiting.continuation.resume(throwing: expiredError)
+        }
+    }
+
+    /// What a push that waited ``maxWait`` without its transaction starting gets.
+    private var expiredError: SyncError {
+        SyncError(
+            .unavailable,
+            "the push waited \(maxWait.components.seconds) s for the database without being applied; retry")
     }
 
     /// What a push whose request was cancelled while it waited gets: it was not applied.
@@ -158,10 +208,10 @@ final class PushBatcher: Sendable {
     /// those are answered here), or ends the queue when it is empty.
     private func next(_ key: Key) -> [Waiting]? {
         let now = now()
-        let (batch, expired) = state.withLock { state -> ([Waiting]?, [Waiting]) in
+        let (batch, expired, timers) = state.withLock { state -> ([Waiting]?, [Waiting], [Task<Void, Never>]) in
             guard let waiting = state.queues[key], !waiting.isEmpty else {
                 state.queues[key] = nil
-                return (nil, [])
+                return (nil, [], [])
             }
             let expired = waiting.filter { $0.deadline < now }
             let queue = expired.isEmpty ? waiting : waiting.filter { $0.deadline >= now }
@@ -179,14 +229,11 @@ final class PushBatcher: Sendable {
             state.queues[key] = Array(queue[taken...])
             state.queuedBytes -= bytes + expired.reduce(0) { $0 + $1.bytes }
             if taken > 0 { state.transactions += 1 }
-            return (Array(queue[..<taken]), expired)
+            let left = queue[..<taken] + expired
+            return (Array(queue[..<taken]), expired, left.compactMap { state.timers.removeValue(forKey: $0.id) })
         }
-        for waiting in expired {
-            waiting.continuation.resume(
-                throwing: SyncError(
-                    .unavailable,
-                    "the push waited \(maxWait.components.seconds) s for the database without being applied; retry"))
-        }
+        for timer in timers { timer.cancel() }
+        for waiting in expired { waiting.continuation.resume(throwing: expiredError) }
         return batch
     }
 }

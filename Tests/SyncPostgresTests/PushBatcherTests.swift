@@ -198,13 +198,19 @@ struct PushBatchSizeTests {
     }
 
     /// Pushes that would pass the bytes allowed to wait are refused at once; a push whose caller
-    /// is cancelled, or that waited too long, leaves the queue and is never applied.
+    /// is cancelled, or that waited too long, leaves the queue and is never applied, and is
+    /// answered then, while the transaction ahead of it still runs.
     @Test func aFullQueueRefusesAndAPushThatLeftIsNeverApplied() async throws {
         // The batcher's clock jumps past the wait limit when the test says so (a wait on the
         // machine's clock would let a starved test expire the first push before it starts).
         let ahead = Mutex(Duration.zero)
         let batcher = PushBatcher(
-            maxQueuedBytes: 13_000, maxWait: .seconds(600), now: { .now + ahead.withLock { $0 } })
+            maxQueuedBytes: 13_000, maxWait: .seconds(600), now: { .now + ahead.withLock { $0 } },
+            sleep: { duration in
+                while ahead.withLock({ $0 }) < duration, !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            })
         let key = PushBatcher.Key(store: "notes", create: false)
         let gate = AsyncStream<Void>.makeStream()
         let applied = Mutex<[ReplicaID]>([])
@@ -233,8 +239,14 @@ struct PushBatchSizeTests {
         cancelled.cancel()
         await expectSyncError(.unavailable) { try await cancelled.value }
         #expect(batcher.waiting(for: key) == 1)
-        // The other waits past its limit before the transaction ahead of it ends.
+        // The other waits past its limit: it is answered while the transaction ahead of it runs.
         ahead.withLock { $0 = .seconds(3_600) }
+        let answered = ContinuousClock.now + .seconds(30)
+        while batcher.waiting(for: key) > 0, ContinuousClock.now < answered {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(batcher.waiting(for: key) == 0)
+        if batcher.waiting(for: key) == 0 { await expectSyncError(.unavailable) { try await expiring.value } }
         gate.continuation.yield()
         gate.continuation.finish()
         #expect(try await leader.value == 3)

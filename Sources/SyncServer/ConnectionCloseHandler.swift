@@ -43,35 +43,3 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
 
 @available(*, unavailable)
 extension ConnectionCloseHandler: Sendable {}
-
-/// Hummingbird's HTTP/1 channel with a ``ConnectionCloseHandler`` after the HTTP/1 decoder.
-struct SyncHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
-    typealias Value = HTTP1Channel.Value
-
-    let base: HTTP1Channel
-
-    var responder: HTTPChannelHandler.Responder { base.responder }
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let pipeline = channel.pipeline.syncOperations
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(ConnectionCloseHandler(), position: .after(decoder))
-            return value
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
-    }
-}
-
-extension HTTPServerBuilder {
-    /// HTTP/1 as ``SyncServer`` serves it: Hummingbird's HTTP/1 channel that also ends the
-    /// connections of requests that do not keep them alive (see ``ConnectionCloseHandler``).
-    static func syncHTTP1(configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
-            SyncHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration))
-        }
-    }
-}

@@ -225,10 +225,21 @@ struct SyncRoutes: Sendable {
         }
     }
 
+    /// The size of the pieces a JSON answer is written in: each piece that reaches the client
+    /// is progress for ``WriteTimeoutHandler``.
+    static let responseChunkBytes = 64 << 10
+
     static func json(_ bytes: [UInt8]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        // One piece goes out with the head, in one write.
+        guard bytes.count > responseChunkBytes else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        let chunks = stride(from: 0, to: bytes.count, by: responseChunkBytes).map {
+            ByteBuffer(bytes: bytes[$0..<min($0 + responseChunkBytes, bytes.count)])
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(contentsOf: chunks))
     }
 
     static func problem(_ error: SyncError, requestID: String?) -> Response {

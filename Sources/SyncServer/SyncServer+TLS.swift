@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import NIOCore
 import NIOSSL
 
 #if canImport(Glibc)
@@ -93,17 +94,24 @@ extension SyncServer {
         }
     }
 
-    /// HTTP/1 as the server serves it (see ``ConnectionCloseHandler``), inside TLS when
+    /// HTTP/1 as the server serves it (see ``SyncHTTP1Channel``), inside TLS when
     /// ``Configuration/tls`` is set.
     ///
     /// - Throws: ``EventSync/SyncError`` with code `invalidTLS` when the TLS files cannot be used.
     func httpServer() throws -> HTTPServerBuilder {
-        let idle = configuration.idleTimeout.components
         let http1 = HTTPServerBuilder.syncHTTP1(
-            configuration: .init(
-                idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+            configuration: .init(idleTimeout: SyncServer.timeAmount(configuration.idleTimeout)),
+            writeTimeout: SyncServer.timeAmount(configuration.writeTimeout))
         guard let tls = configuration.tls else { return http1 }
         return try .tls(http1, tlsConfiguration: tls.serverConfiguration())
+    }
+}
+
+extension SyncServer {
+    /// `duration` in NIO's unit.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

@@ -52,6 +52,12 @@ public final class SyncServer: Service, Sendable {
         /// How long the server waits for a whole push body; a slower body gets 408 (this bounds
         /// clients that trickle bytes to hold a connection).
         public var bodyTimeout: Duration = .seconds(60)
+        /// How long a response may make no progress — none of it reaches the client's side of
+        /// the connection — before the server closes the connection. A client that stops reading
+        /// a page would otherwise hold its connection and the page's bytes for good; one that
+        /// reads slowly keeps its connection, since a response goes out in pieces of 64 KiB and
+        /// each piece that leaves is progress.
+        public var writeTimeout: Duration = .seconds(30)
         /// Whether a push to a missing store creates it, when the token grants that store (by
         /// name or with `*`). Otherwise the push gets 404.
         public var createsStoresOnPush = true

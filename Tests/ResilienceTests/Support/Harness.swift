@@ -23,7 +23,9 @@ final class ServerHarness: Sendable {
     init(
         dataDirectory: String, backend: TestBackend = .lmdb, limits: SyncLimits = SyncLimits(),
         clock: (@Sendable () -> UInt64)? = nil,
-        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), logger: Logger? = nil
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60),
+        writeTimeout: Duration = .seconds(30),
+        logger: Logger? = nil
     ) async throws {
         let tokens = try TokenTable(
             parsing: """
@@ -36,6 +38,7 @@ final class ServerHarness: Sendable {
         configuration.limits = limits
         configuration.idleTimeout = idleTimeout
         configuration.bodyTimeout = bodyTimeout
+        configuration.writeTimeout = writeTimeout
         configuration.storeConfiguration.durability = .relaxed
         if let clock { configuration.storeConfiguration.physicalClock = clock }
         running = try await RunningServer(configuration, logger: logger)

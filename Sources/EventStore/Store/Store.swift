@@ -53,8 +53,13 @@ public final class Store: @unchecked Sendable {
     let unregisteredProjections: Set<String>
 
     private static let registry = Mutex<[String: WeakStore]>([:])
+    /// The turns of the opens of each path.
+    private static let opening = KeyedTurns()
 
     /// Opens the store at `path`, creating it when the directory is empty or missing.
+    ///
+    /// Opens of one path in this process take turns (the second gets the instance the first
+    /// made); opens of other paths go on meanwhile, also while one rebuilds its projections.
     ///
     /// - Parameters:
     ///   - path: The store's directory.
@@ -77,26 +82,35 @@ public final class Store: @unchecked Sendable {
     ///   nothing where there is no store.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> Store {
         let environment = try openEnvironment(path: path, configuration: configuration)
-        return try registry.withLock { registry in
-            if let existing = registry[environment.path]?.store, !existing.isClosed {
-                if existing.configuration.readOnly && !configuration.readOnly {
-                    throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
-                }
-                if !configuration.readOnly, configuration.searchChange != .useStored,
-                    !ConfigurationRecord(configuration: try configuration.foldingSchemas()).isMet(by: existing.declared)
-                {
-                    throw EventStoreError(
-                        .configurationMismatch,
-                        "\(path) is already open in this process with another configuration (search fields, indexes, "
-                            + "schemas, or a projection it does not run): close that store before opening it with this one"
-                    )
-                }
-                return existing
-            }
-            let store = try Store(environment: environment, configuration: configuration)
-            registry[environment.path] = WeakStore(store: store)
-            return store
+        // Opens of one path take turns; opens of other paths go on meanwhile, also while this
+        // one rebuilds its projections.
+        return try opening.withTurn(environment.path) {
+            try openOnce(environment, configuration: configuration)
         }
+    }
+
+    /// The store of `environment`: this process's open instance, or a new one.
+    private static func openOnce(_ environment: Environment, configuration: Configuration) throws -> Store {
+        let path = environment.path
+        let existing = registry.withLock { registry in registry[path]?.store }
+        if let existing, !existing.isClosed {
+            if existing.configuration.readOnly && !configuration.readOnly {
+                throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
+            }
+            if !configuration.readOnly, configuration.searchChange != .useStored,
+                !ConfigurationRecord(configuration: try configuration.foldingSchemas()).isMet(by: existing.declared)
+            {
+                throw EventStoreError(
+                    .configurationMismatch,
+                    "\(path) is already open in this process with another configuration (search fields, indexes, "
+                        + "schemas, or a projection it does not run): close that store before opening it with this one"
+                )
+            }
+            return existing
+        }
+        let store = try Store(environment: environment, configuration: configuration)
+        registry.withLock { registry in registry[path] = WeakStore(store: store) }
+        return store
     }
 
     private init(environment: Environment, configuration declared: Configuration) throws {

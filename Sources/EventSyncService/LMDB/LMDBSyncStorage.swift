@@ -35,9 +35,10 @@ final class LMDBSyncStorage: SyncStorage {
     let dataDirectory: String
     private let configuration: SyncService.Configuration
     private let state = Mutex(State())
-    /// Held while a store is opened or registered, or the files of a store that was not created
-    /// are removed, so that no open of the same store runs meanwhile.
-    private let opening = Mutex(())
+    /// Taken, for the name's lower case, while a store is opened or registered, or the files of a
+    /// store that was not created are removed, so that no open of the same store (or of a twin
+    /// whose name differs only by case) runs meanwhile; stores of other names open meanwhile.
+    private let opening = KeyedTurns()
 
     /// Creates the storage; creates the data directory when missing.
     ///
@@ -60,7 +61,7 @@ final class LMDBSyncStorage: SyncStorage {
     func serve(_ store: Store, as name: String) async throws {
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
         let path = storePath(name)
-        try opening.withLock { _ in
+        try opening.withTurn(name.lowercased()) {
             try state.withLock { state in
                 guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
                 if state.provisional[name] != nil {
@@ -105,61 +106,61 @@ final class LMDBSyncStorage: SyncStorage {
             return try await withEpoch(found, name: name)
         }
         let path = storePath(name)
-        var storeConfiguration = configuration.storeConfiguration
-        storeConfiguration.readOnly = false
-        if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {
-            storeConfiguration.projections.append(LogDigestProjection())
-        }
-        // Under the opening lock, so that two first pushes of names that differ by case cannot
-        // both pass the check, and a store created meanwhile is found registered.
-        let opened = try opening.withLock { _ -> (ServedStore, provisional: Bool, registered: Bool) in
-            if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
-            // Names are matched exactly, as the data directory lists them: on a file system that
-            // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
-            // fails is an error, never "no such store" (which could create one over it).
-            let files = FileManager.default
-            let entries: [String]
-            do {
-                entries = try files.contentsOfDirectory(atPath: dataDirectory)
-            } catch {
-                throw SyncError(.internalError, "cannot list the data directory \(dataDirectory)", cause: error)
-            }
-            let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
-            guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-            if exists {
-                let store = try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
-                return (ServedStore(store: store, owned: true), false, false)
-            }
-            let taken = entries + state.withLock { Array($0.stores.keys) }
-            if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
-                // A twin that a first push is creating may yet be removed: the client retries.
-                if state.withLock({ $0.provisional[twin] != nil }) {
-                    throw SyncError(
-                        .unavailable,
-                        "cannot create store \(name.debugDescription) yet: a push is creating store "
-                            + "\(twin.debugDescription), whose name differs only by case; retry")
+        let storeConfiguration = storeConfiguration
+        // In the name's turn, so that two first pushes of names that differ by case cannot both
+        // pass the check, and a store created meanwhile is found registered; on a thread of its
+        // own, since an open may rebuild the store's projections first.
+        let opened = try await BlockingWork.run {
+            [self] () throws -> (ServedStore, provisional: Bool, registered: Bool) in
+            try opening.withTurn(name.lowercased()) { () throws -> (ServedStore, provisional: Bool, registered: Bool) in
+                if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
+                // Names are matched exactly, as the data directory lists them: on a file system that
+                // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
+                // fails is an error, never "no such store" (which could create one over it).
+                let files = FileManager.default
+                let entries: [String]
+                do {
+                    entries = try files.contentsOfDirectory(atPath: dataDirectory)
+                } catch {
+                    throw SyncError(.internalError, "cannot list the data directory \(dataDirectory)", cause: error)
                 }
-                throw SyncError(
-                    .invalidStoreName,
-                    "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
-                        + "names must differ by more than case")
+                let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
+                guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+                if exists {
+                    let store = try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
+                    return (ServedStore(store: store, owned: true), false, false)
+                }
+                let taken = entries + state.withLock { Array($0.stores.keys) }
+                if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                    // A twin that a first push is creating may yet be removed: the client retries.
+                    if state.withLock({ $0.provisional[twin] != nil }) {
+                        throw SyncError(
+                            .unavailable,
+                            "cannot create store \(name.debugDescription) yet: a push is creating store "
+                                + "\(twin.debugDescription), whose name differs only by case; retry")
+                    }
+                    throw SyncError(
+                        .invalidStoreName,
+                        "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                            + "names must differ by more than case")
+                }
+                // Registered at once, as provisional: only its first push's pushes see it.
+                let served = ServedStore(
+                    store: try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration), owned: true)
+                let registered = state.withLock { state in
+                    guard !state.closed else { return false }
+                    state.stores[name] = served
+                    state.provisional[name] = 1
+                    return true
+                }
+                guard registered else {
+                    // Closed while the store was being created: it was never a store.
+                    served.store.close()
+                    LMDBSyncStorage.removeFiles(at: path)
+                    throw SyncError(.unavailable, "the sync service is closed")
+                }
+                return (served, true, true)
             }
-            // Registered at once, as provisional: only its first push's pushes see it.
-            let served = ServedStore(
-                store: try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration), owned: true)
-            let registered = state.withLock { state in
-                guard !state.closed else { return false }
-                state.stores[name] = served
-                state.provisional[name] = 1
-                return true
-            }
-            guard registered else {
-                // Closed while the store was being created: it was never a store.
-                served.store.close()
-                LMDBSyncStorage.removeFiles(at: path)
-                throw SyncError(.unavailable, "the sync service is closed")
-            }
-            return (served, true, true)
         }
         if opened.registered { return try await withEpoch((opened.0, opened.provisional), name: name) }
         let store = opened.0.store
@@ -207,7 +208,7 @@ final class LMDBSyncStorage: SyncStorage {
     /// last push to leave it empty removes it, its files and its directory.
     private func settle(_ name: String, _ served: ServedStore) {
         let appended = (try? served.store.read { try StoreLedger(reader: $0, chained: served.chained).head() }) != 0
-        opening.withLock { _ in
+        opening.withTurn(name.lowercased()) {
             enum Outcome { case kept, created, closed, discarded }
             let outcome = state.withLock { state -> Outcome in
                 guard let users = state.provisional[name], state.stores[name]?.store === served.store else {
@@ -237,6 +238,16 @@ final class LMDBSyncStorage: SyncStorage {
                 LMDBSyncStorage.removeFiles(at: storePath(name))
             }
         }
+    }
+
+    /// The configuration of the stores the service opens: writable, with the log digests.
+    private var storeConfiguration: Store.Configuration {
+        var storeConfiguration = configuration.storeConfiguration
+        storeConfiguration.readOnly = false
+        if !storeConfiguration.projections.contains(where: { $0.name == LogDigestProjection.projectionName }) {
+            storeConfiguration.projections.append(LogDigestProjection())
+        }
+        return storeConfiguration
     }
 
     private func logStoreCreated(_ name: String) {

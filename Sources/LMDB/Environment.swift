@@ -45,6 +45,8 @@ public final class Environment: @unchecked Sendable {
     public let usesLockFile: Bool
 
     let resizeLock = ReadWriteLock()
+    /// The `data.mdb` this instance opened.
+    let dataFile: DataFileID?
     /// Forced failures of this environment's LMDB calls (debug builds; see ``LMDBFunction``).
     let injector: FailureInjector
     private let readPool = Mutex<[PooledTransaction]>([])
@@ -76,7 +78,9 @@ public final class Environment: @unchecked Sendable {
         }
         let canonical = try canonicalPath(path)
         return try registry.withLock { registry in
-            if let existing = registry[canonical]?.environment {
+            // An instance whose data file was removed since (its store deleted while a caller
+            // still held it) is not this path's environment any more: a new file is opened.
+            if let existing = registry[canonical]?.environment, existing.dataFile == DataFileID(directory: canonical) {
                 if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
                 return existing
             }
@@ -105,6 +109,7 @@ public final class Environment: @unchecked Sendable {
         }
         self.injector = injector
         self.path = path
+        self.dataFile = DataFileID(directory: path)
         self.configuration = configuration
         self.durabilityState = Mutex(configuration.durability)
         _ = try? checkReaders()
@@ -326,4 +331,17 @@ private struct PooledTransaction: @unchecked Sendable {
 
 private struct WeakEnvironment {
     weak var environment: Environment?
+}
+
+/// Which file a directory's `data.mdb` is (device and inode), or `nil` when it has none.
+struct DataFileID: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(directory: String) {
+        var status = stat()
+        guard stat(directory + "/data.mdb", &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
 }

@@ -314,19 +314,25 @@ extension PostgresSyncStorage {
     /// the next statements read on from the last event, no further than the head the first one
     /// reported, and only while the store's epoch is the one it reported: the page is what one
     /// statement reading every event would have made.
+    ///
+    /// Seqs are dense, so each statement names the range of seqs it reads, not only where it
+    /// starts: whatever plan PostgreSQL picks (also on a table it has no statistics of yet, where
+    /// it may scan an index range and sort it), it reads no more rows than the page asks for.
     func readPage(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {
         let from = Int64(bitPattern: max(request.after, 1))
         let first = PageSizeEstimates.rows(
             remainingEvents: request.limit, remainingBytes: request.maxBytes, average: pageSizes.average(for: name))
         // The event at `after` comes first, when there is one.
         let count = Int64(first + (request.after >= 1 ? 1 : 0))
+        let (end, overflow) = from.addingReportingOverflow(count)
+        let until = overflow ? Int64.max : end
         let rows = try await client.query(
             """
             SELECT s.epoch, s.head, e.seq, e.digest, e.body
             FROM evstore_stores s
             LEFT JOIN LATERAL (
                 SELECT seq, digest, body FROM evstore_events
-                WHERE store = s.name AND seq >= \(from) ORDER BY seq LIMIT \(count)
+                WHERE store = s.name AND seq >= \(from) AND seq < \(until) ORDER BY seq LIMIT \(count)
             ) e ON true
             WHERE s.name = \(name)
             """, logger: logger)
@@ -340,20 +346,25 @@ extension PostgresSyncStorage {
             try read.take(seq, eventDigest, body)
         }
         guard let started = read.builder else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-        let (epoch, head) = (started.page.epoch, Int64(bitPattern: started.page.head))
-        var exhausted = read.events < first
-        while !read.full && !exhausted, let page = read.builder?.page {
+        let (epoch, head) = (started.page.epoch, started.page.head)
+        // Whether a statement names the end of its range (see above); a gap in the seqs, which
+        // pushes never leave, would make it read on to the head instead.
+        var bounded = true
+        while !read.full, read.last < head, let page = read.builder?.page {
             let wanted = PageSizeEstimates.rows(
                 remainingEvents: request.limit - page.count, remainingBytes: request.maxBytes - page.eventsJSON.count,
                 average: read.builder?.averageEventBytes ?? pageSizes.average(for: name))
-            let after = Int64(bitPattern: read.last)
+            guard wanted > 0 else { break }
+            let after = read.last
+            let upper = bounded ? min(head, after + UInt64(wanted)) : head
             let rows = try await client.query(
                 """
                 SELECT s.epoch, e.seq, e.digest, e.body
                 FROM evstore_stores s
                 LEFT JOIN LATERAL (
                     SELECT seq, digest, body FROM evstore_events
-                    WHERE store = s.name AND seq > \(after) AND seq <= \(head) ORDER BY seq LIMIT \(Int64(wanted))
+                    WHERE store = s.name AND seq > \(Int64(bitPattern: after)) AND seq <= \(Int64(bitPattern: upper))
+                    ORDER BY seq LIMIT \(Int64(wanted))
                 ) e ON true
                 WHERE s.name = \(name)
                 """, logger: logger)
@@ -364,7 +375,9 @@ extension PostgresSyncStorage {
                 sameEpoch = current == epoch
                 if sameEpoch { try read.take(seq, eventDigest, body) }
             }
-            exhausted = !sameEpoch || read.events - before < wanted
+            let got = UInt64(read.events - before)
+            guard sameEpoch, got > 0 || bounded else { break }
+            if got < upper - after { bounded = false }
         }
         pageSizes.count(read: read.events)
         let page = (read.builder ?? started).finish(digest: read.digest)

@@ -236,10 +236,15 @@ struct SyncRoutes: Sendable {
         guard bytes.count > responseChunkBytes else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
-        let chunks = stride(from: 0, to: bytes.count, by: responseChunkBytes).map {
-            ByteBuffer(bytes: bytes[$0..<min($0 + responseChunkBytes, bytes.count)])
+        // Written and flushed one by one: handed over together, TLS would encrypt them into
+        // one write, which reaches the socket only whole.
+        let body = ResponseBody(contentLength: bytes.count) { writer in
+            for start in stride(from: 0, to: bytes.count, by: responseChunkBytes) {
+                try await writer.write(ByteBuffer(bytes: bytes[start..<min(start + responseChunkBytes, bytes.count)]))
+            }
+            try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(contentsOf: chunks))
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     static func problem(_ error: SyncError, requestID: String?) -> Response {

@@ -59,16 +59,39 @@ struct EnvironmentTests {
     @Test func aReleasedEnvironmentCanBeOpenedAgainWithItsData() throws {
         let directory = TestDirectory()
         defer { directory.remove() }
+        try EnvironmentTests.store(bytes("kept"), in: try Environment.open(path: directory.path))
+        #expect(try EnvironmentTests.storedValue(at: directory.path) == bytes("kept"))
+    }
+
+    /// An instance still held after its files were removed is not returned for the path: what
+    /// is written through the new open lands in the new file, and stays there.
+    @Test func anInstanceWhoseFilesWereRemovedIsNotReturnedForThePath() throws {
+        let directory = TestDirectory()
+        defer { directory.remove() }
+        let old = try Environment.open(path: directory.path)
+        _ = try old.write { try $0.openDatabase(named: "db", options: .create) }
+        for file in ["data.mdb", "lock.mdb"] { try FileManager.default.removeItem(atPath: directory.appending(file)) }
         do {
-            let environment = try Environment.open(path: directory.path)
-            let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
-            _ = try environment.write { try $0.put(bytes("kept"), forKey: bytes("k"), in: db) }
+            let new = try Environment.open(path: directory.path)
+            #expect(new !== old)
+            #expect(try Environment.open(path: directory.path) === new)
+            try EnvironmentTests.store(bytes("kept"), in: new)
         }
-        let reopened = try Environment.open(path: directory.path)
-        let value = try reopened.read { tx throws in
+        withExtendedLifetime(old) {}
+        #expect(try EnvironmentTests.storedValue(at: directory.path) == bytes("kept"))
+    }
+
+    /// Writes `value` under key `k` of database `db`.
+    private static func store(_ value: [UInt8], in environment: Environment) throws {
+        let db = try environment.write { try $0.openDatabase(named: "db", options: .create) }
+        _ = try environment.write { try $0.put(value, forKey: bytes("k"), in: db) }
+    }
+
+    /// The value under key `k` of database `db` of the environment at `path`, opened anew.
+    private static func storedValue(at path: String) throws -> [UInt8]? {
+        try Environment.open(path: path).read { tx throws in
             try tx.value(forKey: bytes("k"), in: try tx.openDatabase(named: "db"))
         }
-        #expect(value == bytes("kept"))
     }
 
     @Test func aFileIsNotADirectory() throws {

@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTestSupport
 import EventSync
+import PostgresNIO
 import SyncTestSupport
 import Testing
 
@@ -83,6 +84,32 @@ struct PageReadTests {
             pages += 1
         }
         #expect(pages == 10)
+    }
+
+    /// Each statement of a page read names the range of seqs it reads (seqs are dense); a gap,
+    /// which pushes never leave, is read past as one statement reading every event would.
+    @Test func aGapInTheSeqsIsReadPast() async throws {
+        let directory = TemporaryDirectory(prefix: "pg-page-gap")
+        defer { directory.remove() }
+        let database = try await TestPostgres.freshDatabase()
+        let service = try SyncService(configuration: .init(backend: .postgres(database)))
+        defer { service.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        for round in 0..<40 {
+            try await replica.put("notes", id: "n\(round)", fields: ["title": .string("note \(round)")])
+        }
+        _ = try await service.push(
+            store: "notes", PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
+        try await TestPostgres.withAdminClient(database) { client in
+            _ = try await client.query("DELETE FROM evstore_events WHERE store = 'notes' AND seq BETWEEN 11 AND 30")
+        }
+        let first = try await service.pull(store: "notes", after: 0, limit: 15)
+        #expect(first.events.map(\.seq) == Array(1...10) + Array(31...35))
+        let second = try await service.pull(store: "notes", after: first.next, limit: 15)
+        #expect(second.events.map(\.seq) == Array(36...40))
+        let empty = try await service.pull(store: "notes", after: 12, limit: 15)
+        #expect(empty.events.map(\.seq) == Array(31...40))
     }
 
     /// A service on a fresh database whose pages stop at `maxPageBytes`.

@@ -93,7 +93,8 @@ public final class Store: @unchecked Sendable {
     private static func openOnce(_ environment: Environment, configuration: Configuration) throws -> Store {
         let path = environment.path
         let existing = registry.withLock { registry in registry[path]?.store }
-        if let existing, !existing.isClosed {
+        // (An instance on another environment is one whose files were removed since.)
+        if let existing, !existing.isClosed, existing.environment === environment {
             if existing.configuration.readOnly && !configuration.readOnly {
                 throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
             }
@@ -232,7 +233,10 @@ public final class Store: @unchecked Sendable {
         mergeAhead?.stop()
         closedReadOnly.withLock { $0 = true }
         commits.finish()
-        _ = Store.registry.withLock { $0.removeValue(forKey: path) }
+        // Only this instance's entry: a closed store's path may already have a new instance.
+        Store.registry.withLock { registry in
+            if registry[path]?.store === self { registry[path] = nil }
+        }
     }
 
     /// Changes the durability policy for later commits (see ``Durability``).

@@ -91,8 +91,14 @@ final class LMDBSyncStorage: SyncStorage {
     func served(_ name: String, create: Bool) async throws -> ServedStore {
         let (served, provisional) = try await acquire(name, create: create)
         if provisional {
-            let created = state.withLock { state in
-                state.provisional.removeValue(forKey: name) != nil && state.stores[name]?.store === served.store
+            let created = state.withLock { state -> Bool? in
+                // A service closed meanwhile left the store to its users: this one ends its use.
+                guard !state.closed else { return nil }
+                return state.provisional.removeValue(forKey: name) != nil && state.stores[name]?.store === served.store
+            }
+            guard let created else {
+                settle(name, served)
+                throw SyncError(.unavailable, "the sync service is closed")
             }
             if created { logStoreCreated(name) }
         }
@@ -207,8 +213,11 @@ final class LMDBSyncStorage: SyncStorage {
     /// Ends a push's use of a provisional store: it becomes a store when it holds events; the
     /// last push to leave it empty removes it, its files and its directory.
     private func settle(_ name: String, _ served: ServedStore) {
-        let appended = (try? served.store.read { try StoreLedger(reader: $0, chained: served.chained).head() }) != 0
         opening.withTurn(name.lowercased()) {
+            // Read in the turn: every push that appended before another one's settle decides has
+            // committed by then (a head read before the turn could miss a push that left first).
+            let appended =
+                (try? served.store.read { try StoreLedger(reader: $0, chained: served.chained).head() }) != 0
             enum Outcome { case kept, created, closed, discarded }
             let outcome = state.withLock { state -> Outcome in
                 guard let users = state.provisional[name], state.stores[name]?.store === served.store else {

@@ -38,7 +38,7 @@ final class LMDBSyncStorage: SyncStorage {
     /// Taken, for the name's lower case, while a store is opened or registered, or the files of a
     /// store that was not created are removed, so that no open of the same store (or of a twin
     /// whose name differs only by case) runs meanwhile; stores of other names open meanwhile.
-    private let opening = KeyedTurns()
+    private let opening = AsyncTurns()
 
     /// Creates the storage; creates the data directory when missing.
     ///
@@ -61,7 +61,7 @@ final class LMDBSyncStorage: SyncStorage {
     func serve(_ store: Store, as name: String) async throws {
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
         let path = storePath(name)
-        try opening.withTurn(name.lowercased()) {
+        try await opening.withTurn(name.lowercased()) {
             try state.withLock { state in
                 guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
                 if state.provisional[name] != nil {
@@ -97,7 +97,7 @@ final class LMDBSyncStorage: SyncStorage {
                 return state.provisional.removeValue(forKey: name) != nil && state.stores[name]?.store === served.store
             }
             guard let created else {
-                settle(name, served)
+                await settle(name, served)
                 throw SyncError(.unavailable, "the sync service is closed")
             }
             if created { logStoreCreated(name) }
@@ -116,9 +116,8 @@ final class LMDBSyncStorage: SyncStorage {
         // In the name's turn, so that two first pushes of names that differ by case cannot both
         // pass the check, and a store created meanwhile is found registered; on a thread of its
         // own, since an open may rebuild the store's projections first.
-        let opened = try await BlockingWork.run {
-            [self] () throws -> (ServedStore, provisional: Bool, registered: Bool) in
-            try opening.withTurn(name.lowercased()) { () throws -> (ServedStore, provisional: Bool, registered: Bool) in
+        let opened = try await opening.withTurn(name.lowercased()) {
+            try await BlockingWork.run { [self] () throws -> (ServedStore, provisional: Bool, registered: Bool) in
                 if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
                 // Names are matched exactly, as the data directory lists them: on a file system that
                 // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
@@ -204,7 +203,7 @@ final class LMDBSyncStorage: SyncStorage {
         do {
             try await LMDBSyncStorage.ensureEpoch(found.0.store, logger: configuration.logger, name: name)
         } catch {
-            settle(name, found.0)
+            await settle(name, found.0)
             throw error
         }
         return found
@@ -212,8 +211,8 @@ final class LMDBSyncStorage: SyncStorage {
 
     /// Ends a push's use of a provisional store: it becomes a store when it holds events; the
     /// last push to leave it empty removes it, its files and its directory.
-    private func settle(_ name: String, _ served: ServedStore) {
-        opening.withTurn(name.lowercased()) {
+    private func settle(_ name: String, _ served: ServedStore) async {
+        await opening.withTurn(name.lowercased()) {
             // Read in the turn: every push that appended before another one's settle decides has
             // committed by then (a head read before the turn could miss a push that left first).
             let appended =
@@ -368,14 +367,21 @@ final class LMDBSyncStorage: SyncStorage {
 
     func push(_ name: String, _ push: CheckedPush, create: Bool, logger: Logger) async throws -> PushOutcome {
         let (served, provisional) = try await acquire(name, create: create)
-        defer { if provisional { settle(name, served) } }
         let chained = served.chained
-        // A store an app serves writes under its own ids: no peer may push new events under them.
-        let host = served.owned ? [] : try served.store.ownReplicaIDs()
-        return try await served.store.write { writer in
-            var ledger = StoreWriterLedger(writer: writer, chained: chained, hostReplicas: host)
-            return try ledger.apply(push)
+        let outcome: Result<PushOutcome, any Error>
+        do {
+            // A store an app serves writes under its own ids: no peer may push new events under them.
+            let host = served.owned ? [] : try served.store.ownReplicaIDs()
+            outcome = .success(
+                try await served.store.write { writer in
+                    var ledger = StoreWriterLedger(writer: writer, chained: chained, hostReplicas: host)
+                    return try ledger.apply(push)
+                })
+        } catch {
+            outcome = .failure(error)
         }
+        if provisional { await settle(name, served) }
+        return try outcome.get()
     }
 
     func page(_ name: String, _ request: PageRequest, logger: Logger) async throws -> EncodedPage {

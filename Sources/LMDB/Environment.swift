@@ -45,8 +45,8 @@ public final class Environment: @unchecked Sendable {
     public let usesLockFile: Bool
 
     let resizeLock = ReadWriteLock()
-    /// The `data.mdb` this instance opened.
-    let dataFile: DataFileID?
+    /// The files this instance opened.
+    let files: OpenedFiles
     /// Forced failures of this environment's LMDB calls (debug builds; see ``LMDBFunction``).
     let injector: FailureInjector
     private let readPool = Mutex<[PooledTransaction]>([])
@@ -80,7 +80,7 @@ public final class Environment: @unchecked Sendable {
         return try registry.withLock { registry in
             // An instance whose data file was removed since (its store deleted while a caller
             // still held it) is not this path's environment any more: a new file is opened.
-            if let existing = registry[canonical]?.environment, existing.dataFile == DataFileID(directory: canonical) {
+            if let existing = registry[canonical]?.environment, !existing.files.wereRemoved(from: canonical) {
                 if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
                 return existing
             }
@@ -109,7 +109,7 @@ public final class Environment: @unchecked Sendable {
         }
         self.injector = injector
         self.path = path
-        self.dataFile = DataFileID(directory: path)
+        self.files = OpenedFiles(env: env, directory: path)
         self.configuration = configuration
         self.durabilityState = Mutex(configuration.durability)
         _ = try? checkReaders()
@@ -333,15 +333,43 @@ private struct WeakEnvironment {
     weak var environment: Environment?
 }
 
-/// Which file a directory's `data.mdb` is (device and inode), or `nil` when it has none.
-struct DataFileID: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
+/// The files an environment opened, by device and inode, to tell whether its directory still
+/// holds them: an instance whose files were removed (its store deleted while a caller still held
+/// it) is not the directory's environment any more.
+struct OpenedFiles: Sendable {
+    /// A file's device and inode.
+    struct ID: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
 
-    init?(directory: String) {
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// `data.mdb`, from the handle LMDB holds; `lock.mdb`, when the directory has one.
+    let data: ID?
+    let lock: ID?
+
+    init(env: OpaquePointer, directory: String) {
+        var fd: mdb_filehandle_t = -1
         var status = stat()
-        guard stat(directory + "/data.mdb", &status) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
+        data = mdb_env_get_fd(env, &fd) == 0 && fstat(fd, &status) == 0 ? ID(status) : nil
+        lock = stat(directory + "/lock.mdb", &status) == 0 ? ID(status) : nil
+    }
+
+    /// Whether both files were removed from `directory` or replaced there since they were
+    /// opened. A file that cannot be checked (a `stat` failing otherwise than for a missing
+    /// file), or one of the two still in place, counts as in place: two environments on one
+    /// lock file in one process would take each other's locks.
+    func wereRemoved(from directory: String) -> Bool {
+        OpenedFiles.changed(data, at: directory + "/data.mdb") && OpenedFiles.changed(lock, at: directory + "/lock.mdb")
+    }
+
+    private static func changed(_ opened: ID?, at path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return errno == ENOENT }
+        return opened.map { $0 != ID(status) } ?? false
     }
 }

@@ -114,58 +114,61 @@ final class LMDBSyncStorage: SyncStorage {
         let path = storePath(name)
         let storeConfiguration = storeConfiguration
         // In the name's turn, so that two first pushes of names that differ by case cannot both
-        // pass the check, and a store created meanwhile is found registered; on a thread of its
-        // own, since an open may rebuild the store's projections first.
+        // pass the check, and a store created meanwhile is found registered. Only the open itself
+        // runs on a thread of its own (it may rebuild the store's projections first).
         let opened = try await opening.withTurn(name.lowercased()) {
-            try await BlockingWork.run { [self] () throws -> (ServedStore, provisional: Bool, registered: Bool) in
-                if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
-                // Names are matched exactly, as the data directory lists them: on a file system that
-                // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
-                // fails is an error, never "no such store" (which could create one over it).
-                let files = FileManager.default
-                let entries: [String]
-                do {
-                    entries = try files.contentsOfDirectory(atPath: dataDirectory)
-                } catch {
-                    throw SyncError(.internalError, "cannot list the data directory \(dataDirectory)", cause: error)
-                }
-                let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
-                guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
-                if exists {
-                    let store = try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
-                    return (ServedStore(store: store, owned: true), false, false)
-                }
-                let taken = entries + state.withLock { Array($0.stores.keys) }
-                if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
-                    // A twin that a first push is creating may yet be removed: the client retries.
-                    if state.withLock({ $0.provisional[twin] != nil }) {
-                        throw SyncError(
-                            .unavailable,
-                            "cannot create store \(name.debugDescription) yet: a push is creating store "
-                                + "\(twin.debugDescription), whose name differs only by case; retry")
-                    }
-                    throw SyncError(
-                        .invalidStoreName,
-                        "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
-                            + "names must differ by more than case")
-                }
-                // Registered at once, as provisional: only its first push's pushes see it.
-                let served = ServedStore(
-                    store: try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration), owned: true)
-                let registered = state.withLock { state in
-                    guard !state.closed else { return false }
-                    state.stores[name] = served
-                    state.provisional[name] = 1
-                    return true
-                }
-                guard registered else {
-                    // Closed while the store was being created: it was never a store.
-                    served.store.close()
-                    LMDBSyncStorage.removeFiles(at: path)
-                    throw SyncError(.unavailable, "the sync service is closed")
-                }
-                return (served, true, true)
+            () async throws -> (ServedStore, provisional: Bool, registered: Bool) in
+            if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
+            // Names are matched exactly, as the data directory lists them: on a file system that
+            // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
+            // fails is an error, never "no such store" (which could create one over it).
+            let files = FileManager.default
+            let entries: [String]
+            do {
+                entries = try files.contentsOfDirectory(atPath: dataDirectory)
+            } catch {
+                throw SyncError(.internalError, "cannot list the data directory \(dataDirectory)", cause: error)
             }
+            let exists = entries.contains(name) && files.fileExists(atPath: path + "/data.mdb")
+            guard exists || create else { throw SyncError(.notFound, "no store named \(name.debugDescription)") }
+            if exists {
+                let store = try await BlockingWork.run {
+                    try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
+                }
+                return (ServedStore(store: store, owned: true), false, false)
+            }
+            let taken = entries + state.withLock { Array($0.stores.keys) }
+            if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                // A twin that a first push is creating may yet be removed: the client retries.
+                if state.withLock({ $0.provisional[twin] != nil }) {
+                    throw SyncError(
+                        .unavailable,
+                        "cannot create store \(name.debugDescription) yet: a push is creating store "
+                            + "\(twin.debugDescription), whose name differs only by case; retry")
+                }
+                throw SyncError(
+                    .invalidStoreName,
+                    "cannot create store \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                        + "names must differ by more than case")
+            }
+            // Registered at once, as provisional: only its first push's pushes see it.
+            let store = try await BlockingWork.run {
+                try LMDBSyncStorage.open(name, at: path, creating: true, storeConfiguration)
+            }
+            let served = ServedStore(store: store, owned: true)
+            let registered = state.withLock { state in
+                guard !state.closed else { return false }
+                state.stores[name] = served
+                state.provisional[name] = 1
+                return true
+            }
+            guard registered else {
+                // Closed while the store was being created: it was never a store.
+                served.store.close()
+                LMDBSyncStorage.removeFiles(at: path)
+                throw SyncError(.unavailable, "the sync service is closed")
+            }
+            return (served, true, true)
         }
         if opened.registered { return try await withEpoch((opened.0, opened.provisional), name: name) }
         let store = opened.0.store

@@ -55,7 +55,9 @@ public final class Environment: @unchecked Sendable {
 
     private static let registry = Mutex<[String: WeakEnvironment]>([:])
 
-    /// Opens the environment at `path`, or returns the instance this process already opened there.
+    /// Opens the environment at `path`, or returns the instance this process already opened there
+    /// (unless both of that instance's files were removed or replaced since: its store was
+    /// deleted, or restored from a copy, while a caller still held the instance).
     ///
     /// A read-only open creates nothing beside a file that is not an LMDB environment: it checks
     /// `data.mdb` before it touches the lock file. When the directory (or `lock.mdb`) is not

@@ -83,8 +83,9 @@ public final class SyncService: Sendable {
     /// A store opened with ``requiredProjections`` in its configuration gets full continuity
     /// checks; another one gets checks on the event at the client's mark only.
     ///
-    /// The name must be free: no store of the data directory has it and no other store is served
-    /// under it (serving the same store under the same name again changes nothing).
+    /// The name must be free: no store of the data directory has it, or a name that differs from
+    /// it only by case, and no other store is served under such a name (serving the same store
+    /// under the same name again changes nothing).
     ///
     /// ```swift
     /// let service = try SyncService(configuration: .init(dataDirectory: serverDirectory))

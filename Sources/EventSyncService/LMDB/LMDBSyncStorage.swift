@@ -62,6 +62,7 @@ final class LMDBSyncStorage: SyncStorage {
         try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
         let path = storePath(name)
         try await opening.withTurn(name.lowercased()) {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []
             try state.withLock { state in
                 guard !state.closed else { throw SyncError(.unavailable, "the sync service is closed") }
                 if state.provisional[name] != nil {
@@ -80,6 +81,13 @@ final class LMDBSyncStorage: SyncStorage {
                         .invalidStoreName,
                         "cannot serve a store as \(name.debugDescription): the data directory holds a store of that name"
                     )
+                }
+                let taken = entries + Array(state.stores.keys)
+                if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
+                    throw SyncError(
+                        .invalidStoreName,
+                        "cannot serve a store as \(name.debugDescription): store \(twin.debugDescription) exists, and store "
+                            + "names must differ by more than case")
                 }
                 state.stores[name] = ServedStore(store: store, owned: false)
             }
@@ -117,8 +125,8 @@ final class LMDBSyncStorage: SyncStorage {
         // pass the check, and a store created meanwhile is found registered. Only the open itself
         // runs on a thread of its own (it may rebuild the store's projections first).
         let opened = try await opening.withTurn(name.lowercased()) {
-            () async throws -> (ServedStore, provisional: Bool, registered: Bool) in
-            if let found = try registered(name, create: create) { return (found.0, found.provisional, true) }
+            () async throws -> (ServedStore, provisional: Bool) in
+            if let found = try registered(name, create: create) { return found }
             // Names are matched exactly, as the data directory lists them: on a file system that
             // ignores case, "Notes" would otherwise open the directory of "notes". A listing that
             // fails is an error, never "no such store" (which could create one over it).
@@ -135,7 +143,24 @@ final class LMDBSyncStorage: SyncStorage {
                 let store = try await BlockingWork.run {
                     try LMDBSyncStorage.open(name, at: path, creating: false, storeConfiguration)
                 }
-                return (ServedStore(store: store, owned: true), false, false)
+                // In the turn, so that no other request holds the store when this one closes it.
+                do {
+                    try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
+                } catch {
+                    store.close()
+                    throw error
+                }
+                let served = ServedStore(store: store, owned: true)
+                let registered = state.withLock { state in
+                    guard !state.closed else { return false }
+                    state.stores[name] = served
+                    return true
+                }
+                guard registered else {
+                    store.close()
+                    throw SyncError(.unavailable, "the sync service is closed")
+                }
+                return (served, false)
             }
             let taken = entries + state.withLock { Array($0.stores.keys) }
             if let twin = taken.first(where: { $0 != name && StoreName.sameIgnoringCase($0, name) }) {
@@ -168,20 +193,9 @@ final class LMDBSyncStorage: SyncStorage {
                 LMDBSyncStorage.removeFiles(at: path)
                 throw SyncError(.unavailable, "the sync service is closed")
             }
-            return (served, true, true)
+            return (served, true)
         }
-        if opened.registered { return try await withEpoch((opened.0, opened.provisional), name: name) }
-        let store = opened.0.store
-        try await LMDBSyncStorage.ensureEpoch(store, logger: configuration.logger, name: name)
-        return try state.withLock { state in
-            guard !state.closed else {
-                store.close()
-                throw SyncError(.unavailable, "the sync service is closed")
-            }
-            if let raced = state.stores[name] { return (raced, false) }
-            state.stores[name] = opened.0
-            return (opened.0, false)
-        }
+        return try await withEpoch((opened.0, opened.provisional), name: name)
     }
 
     /// The store `name` when it is registered; a provisional store counts one more push using

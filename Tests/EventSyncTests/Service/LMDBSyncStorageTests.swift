@@ -74,7 +74,8 @@ struct LMDBSyncStorageTests {
     }
 
     /// An app's store is served under a name of its own: not one a store of the data directory
-    /// has, nor another served store's; serving the same store again changes nothing.
+    /// has (nor its case twin), nor another served store's; serving the same store again changes
+    /// nothing.
     @Test func aServedStoreTakesANameNoOtherStoreHas() async throws {
         let directory = TemporaryDirectory(prefix: "lmdb-storage-serve")
         defer { directory.remove() }
@@ -88,6 +89,7 @@ struct LMDBSyncStorageTests {
         _ = try await service.push(store: "notes", PushRequest(replica: tablet.replicaID, events: [event]))
 
         await expectSyncError(.invalidStoreName) { try await service.serve(phone, as: "notes") }
+        await expectSyncError(.invalidStoreName) { try await service.serve(phone, as: "Notes") }
         #expect(try await service.pull(store: "notes", after: 0).events.map(\.id) == [event.id])
         try await service.serve(phone, as: "phone")
         try await service.serve(phone, as: "phone")

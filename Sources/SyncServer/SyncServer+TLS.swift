@@ -108,10 +108,14 @@ extension SyncServer {
 }
 
 extension SyncServer {
-    /// `duration` in NIO's unit.
+    /// `duration` in NIO's unit, at most about 292 years (a longer one, such as `.seconds(.max)`
+    /// meant as "never", is that).
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .nanoseconds(seconds < 0 ? .min : .max) }
+        let (total, carried) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return .nanoseconds(carried ? (seconds < 0 ? .min : .max) : total)
     }
 }
 

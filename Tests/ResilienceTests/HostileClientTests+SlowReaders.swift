@@ -67,4 +67,16 @@ extension HostileClientTests {
         #expect(!slowRead.1 && slowRead.0 >= 12_000_000, "\(slowRead.0) bytes before the connection ended")
         try await server.stop()
     }
+
+    @Test("idle and write timeouts meant as never (.seconds(.max)) start the server, which serves")
+    func timeoutsMeantAsNever() async throws {
+        let directory = TemporaryDirectory(prefix: "hostile-never")
+        defer { directory.remove() }
+        let server = try await ServerHarness(
+            dataDirectory: directory.appending("data"), idleTimeout: .seconds(Int64.max),
+            writeTimeout: .seconds(Int64.max))
+        let reply = try await server.send(.GET, "/healthz", token: nil)
+        #expect(reply.status == 200)
+        try await server.stop()
+    }
 }

@@ -8,8 +8,7 @@ import Synchronization
 ///
 /// A hint only, never a limit on what a page holds: a read that asked for too few events reads
 /// on from the last one it got (see ``PostgresSyncStorage/readPage(_:_:logger:)``), so an
-/// estimate that is wrong costs a statement, not an event. The plan of every statement is the
-/// same walk of the events' primary key, whatever the table's statistics.
+/// estimate that is wrong costs a statement, not an event.
 final class PageSizeEstimates: Sendable {
     private let averages = Mutex<[String: Int]>([:])
     private let read = Atomic(0)
@@ -35,8 +34,7 @@ final class PageSizeEstimates: Sendable {
 
     /// Remembers the size of `page`'s events for the next read of `store`.
     func record(_ page: EncodedPage, for store: String) {
-        guard page.count > 0 else { return }
-        let average = max(1, page.eventsJSON.count / page.count)
+        guard let average = page.averageEventBytes else { return }
         averages.withLock { averages in
             if averages.count >= PageSizeEstimates.maximumStores, averages[store] == nil { averages.removeAll() }
             averages[store] = average
@@ -56,9 +54,9 @@ final class PageSizeEstimates: Sendable {
     }
 }
 
-extension PageBuilder {
-    /// The bytes of JSON an event of the page took so far (`nil` while it has none).
+extension EncodedPage {
+    /// The bytes of JSON an event of the page took (`nil` while it has none).
     var averageEventBytes: Int? {
-        page.count > 0 ? max(1, page.eventsJSON.count / page.count) : nil
+        count > 0 ? max(1, eventsJSON.count / count) : nil
     }
 }

@@ -353,7 +353,7 @@ extension PostgresSyncStorage {
         while !read.full, read.last < head, let page = read.builder?.page {
             let wanted = PageSizeEstimates.rows(
                 remainingEvents: request.limit - page.count, remainingBytes: request.maxBytes - page.eventsJSON.count,
-                average: read.builder?.averageEventBytes ?? pageSizes.average(for: name))
+                average: page.averageEventBytes ?? pageSizes.average(for: name))
             guard wanted > 0 else { break }
             let after = read.last
             let upper = bounded ? min(head, after + UInt64(wanted)) : head

@@ -8,17 +8,12 @@ final class AsyncTurns: Sendable {
     private let held = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
 
     /// Runs `body` when no other task runs with `key`.
-    func withTurn<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
+    func withTurn<Result: Sendable, Failure: Error>(
+        _ key: String, _ body: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
         await take(key)
         defer { pass(key) }
         return try await body()
-    }
-
-    /// Runs `body` when no other task runs with `key`.
-    func withTurn<Result: Sendable>(_ key: String, _ body: () async -> Result) async -> Result {
-        await take(key)
-        defer { pass(key) }
-        return await body()
     }
 
     /// The keys whose turn is taken (for tests).

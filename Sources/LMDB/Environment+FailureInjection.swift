@@ -53,6 +53,12 @@ extension Environment {
             injector.force(function, code: error.code, times: times, after: after)
         }
 
+        /// Makes `body` run when this instance is torn down, right before its LMDB handle closes
+        /// (debug builds only): the way to hold a close open while a test opens the path again.
+        public func _beforeClose(_ body: @escaping @Sendable () -> Void) {
+            injector.runBeforeClose(body)
+        }
+
         /// Makes LMDB calls of the next environment opened at `path` fail, from the first call of
         /// ``open(path:configuration:)`` on (debug builds only): the way to fail
         /// ``LMDBFunction/envCreate``, ``LMDBFunction/envOpen`` and the other calls that opening

@@ -53,11 +53,16 @@ public final class Environment: @unchecked Sendable {
     private let durabilityState: Mutex<Durability>
     private static let maxPooledReaders = 32
 
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    /// Fired once `deinit` has closed the LMDB handle.
+    let closeSignal = CloseSignal()
+
+    private static let registry = Mutex<[String: RegisteredEnvironment]>([:])
 
     /// Opens the environment at `path`, or returns the instance this process already opened there
     /// (unless both of that instance's files were removed or replaced since: its store was
-    /// deleted, or restored from a copy, while a caller still held the instance).
+    /// deleted, or restored from a copy, while a caller still held the instance). When the path's
+    /// last instance has just lost its last reference, the open waits until that instance has
+    /// closed its handle, and then opens the files anew.
     ///
     /// A read-only open creates nothing beside a file that is not an LMDB environment: it checks
     /// `data.mdb` before it touches the lock file. When the directory (or `lock.mdb`) is not
@@ -79,18 +84,45 @@ public final class Environment: @unchecked Sendable {
             try createDirectory(path)
         }
         let canonical = try canonicalPath(path)
-        return try registry.withLock { registry in
-            // An instance whose data file was removed since (its store deleted while a caller
-            // still held it) is not this path's environment any more: a new file is opened.
-            if let existing = registry[canonical]?.environment, !existing.files.wereRemoved(from: canonical) {
-                if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
-                return existing
+        while true {
+            switch try registeredOrNew(canonical: canonical, path: path, configuration: configuration) {
+            case .opened(let environment): return environment
+            // The path's last instance is being torn down: its handle must close first.
+            case .closing(let signal): signal.wait()
+            }
+        }
+    }
+
+    /// What ``open(path:configuration:)`` found under the registry's lock.
+    private enum Registration {
+        case opened(Environment)
+        /// The path's instance is gone but its handle is not closed yet.
+        case closing(CloseSignal)
+    }
+
+    private static func registeredOrNew(
+        canonical: String, path: String, configuration: Configuration
+    ) throws -> Registration {
+        try registry.withLock { registry in
+            if let entry = registry[canonical] {
+                if let existing = entry.environment {
+                    // An instance whose data file was removed since (its store deleted while a
+                    // caller still held it) is not this path's environment any more: a new file
+                    // is opened.
+                    if !existing.files.wereRemoved(from: canonical) {
+                        if existing.configuration.readOnly && !configuration.readOnly { throw LMDBError.incompatible }
+                        return .opened(existing)
+                    }
+                } else if !entry.closeSignal.isClosed {
+                    return .closing(entry.closeSignal)
+                }
             }
             let injector = takeInjector(opening: path, canonical: canonical)
             do {
                 let environment = try Environment(path: canonical, configuration: configuration, injector: injector)
-                registry[canonical] = WeakEnvironment(environment: environment)
-                return environment
+                registry[canonical] = RegisteredEnvironment(
+                    environment: environment, closeSignal: environment.closeSignal)
+                return .opened(environment)
             } catch {
                 keepInjector(injector, opening: canonical)
                 throw error
@@ -122,7 +154,9 @@ public final class Environment: @unchecked Sendable {
             for pooled in pool { mdbTxnAbort(pooled.txn) }
             pool.removeAll()
         }
+        injector.willClose()
         mdbEnvClose(env)
+        closeSignal.fire()
     }
 
     /// The largest key (and duplicate value) size LMDB accepts: 511 bytes in standard builds.
@@ -331,8 +365,10 @@ private struct PooledTransaction: @unchecked Sendable {
     let txn: OpaquePointer
 }
 
-private struct WeakEnvironment {
+/// A path's instance in the registry, and the signal of its handle's close (which outlives it).
+private struct RegisteredEnvironment {
     weak var environment: Environment?
+    let closeSignal: CloseSignal
 }
 
 /// The files an environment opened, by device and inode, to tell whether its directory still

@@ -27,6 +27,21 @@ final class FailureInjector: Sendable {
         }
     }
 
+    /// Runs right before the environment's handle closes (debug builds).
+    private let closeHook = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Makes `body` run right before the environment's handle closes.
+    func runBeforeClose(_ body: @escaping @Sendable () -> Void) {
+        closeHook.withLock { $0 = body }
+    }
+
+    /// Called by the environment's `deinit` right before it closes the handle.
+    func willClose() {
+        #if ENABLE_MOCKING
+            closeHook.withLock { $0 }?()
+        #endif
+    }
+
     /// Whether a forced failure is still to come.
     var isArmed: Bool { armed.load(ordering: .acquiring) > 0 }
 

@@ -84,9 +84,15 @@ public struct SyncError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let orphanedEvent = Code("orphaned-event", 409, "Event its owner no longer has")
         /// A push carries events of a replica other than the pushing one (403).
         public static let foreignOrigin = Code("foreign-origin", 403, "Events of another replica")
+        /// The request's continuity check claims the server's log was rewound (its mark is past the
+        /// head, or the digest there differs), but the server did not sign that mark (409): it
+        /// does not start a new epoch on the client's word. The request changed nothing. A
+        /// ``Synchronizer`` then forgets its positions with the server and syncs everything again
+        /// (as after a new epoch), so that nothing the server may have lost is missed.
+        public static let unverifiedMark = Code("unverified-mark", 409, "Continuity mark not signed by the server")
 
         static let known: [Code] = [
-            .eventConflict, .replicaNotOwned, .foreignOrigin, .orphanedEvent,
+            .eventConflict, .replicaNotOwned, .foreignOrigin, .orphanedEvent, .unverifiedMark,
             .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
             .clockSkew, .requestTimeout, .payloadTooLarge, .unsupportedMediaType, .unavailable, .insufficientStorage,
             .internalError, .transport, .protocolViolation, .local,

@@ -25,7 +25,7 @@ extension SyncService {
     {
         do {
             try StoreName.validate(name)
-            return try await storage.info(name, check: check, replica: replica, logger: logger)
+            return try await storage.info(name, check: vetted(check), replica: replica, logger: logger)
         } catch {
             throw SyncService.syncError(error)
         }
@@ -79,7 +79,7 @@ extension SyncService {
             let push = CheckedPush(
                 request: request,
                 events: try SyncService.check(request.events, limit: configuration.storeConfiguration.maxEventBytes),
-                check: check, credential: credential,
+                check: vetted(check), credential: credential,
                 maxClockSkewMilliseconds: configuration.storeConfiguration.maxClockSkewMilliseconds,
                 serverTime: configuration.storeConfiguration.physicalClock())
             // A declaration alone (no events) never creates a store.
@@ -121,7 +121,7 @@ extension SyncService {
             name, after: after, limit: limit, check: check, wait: wait, keepEvents: true, logger: configuration.logger)
         return PullPage(
             events: page.events, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
-            checksum: page.checksum)
+            checksum: page.checksum, signature: page.signature)
     }
 
     func readPage(
@@ -157,7 +157,7 @@ extension SyncService {
                 .invalidRequest, "wait must be between 0 and \(SyncLimits.maxPullWait.components.seconds) seconds")
         }
         return PageRequest(
-            after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: check,
+            after: after, limit: wanted, maxBytes: limits.maxPageBytes, check: vetted(check),
             wait: liveWaits.areEnded ? .zero : min(wait, configuration.pullWaitLimit), liveWaits: liveWaits,
             keepsEvents: keepEvents)
     }
@@ -204,18 +204,36 @@ extension SyncService {
             name, after: after, limit: limit, check: check, wait: wait, keepEvents: false, logger: logger)
         return PullPage.jsonBytes(
             eventsJSON: page.eventsJSON, next: page.next, head: page.head, epoch: page.epoch, digest: page.digest,
-            checksum: page.checksum)
+            checksum: page.checksum, signature: page.signature)
     }
 
-    /// Reads a continuity check from query parameters `epoch`, `mark` and `digest`: the three
-    /// together, or none of them.
+    /// `check` as the storage weighs it: without a signature, trusted to prove a rewind when the
+    /// service is configured to (``Configuration/trustsUnsignedMarks``).
+    func vetted(_ check: ContinuityCheck?) -> ContinuityCheck? {
+        guard configuration.trustsUnsignedMarks, var check, check.signature == nil else { return check }
+        check.trustedUnsigned = true
+        return check
+    }
+
+    /// Reads a continuity check from query parameters `epoch`, `mark` and `digest` (the three
+    /// together, or none of them) and `signature` (with them, when the server signed the mark).
     ///
     /// - Returns: `nil` when none is given.
     /// - Throws: ``SyncError/Code/invalidRequest`` when one is given without the others, or for a
     ///   value outside its form: `epoch` is 32 lowercase hex digits, `mark` a server seq in
-    ///   decimal digits (at most 2^63 − 1, like every seq in the protocol), `digest` 16 lowercase hex digits.
-    package static func continuityCheck(epoch: String?, mark: String?, digest: String?) throws -> ContinuityCheck? {
-        if epoch == nil && mark == nil && digest == nil { return nil }
+    ///   decimal digits (at most 2^63 − 1, like every seq in the protocol), `digest` and
+    ///   `signature` 16 lowercase hex digits.
+    package static func continuityCheck(
+        epoch: String?, mark: String?, digest: String?, signature: String? = nil
+    ) throws -> ContinuityCheck? {
+        if epoch == nil && mark == nil && digest == nil {
+            guard signature == nil else {
+                throw SyncError(
+                    .invalidRequest,
+                    "\"signature\" signs a continuity check: send it with \"epoch\", \"mark\" and \"digest\"")
+            }
+            return nil
+        }
         guard let epoch, let mark, let digest else {
             let missing = [("epoch", epoch), ("mark", mark), ("digest", digest)].filter { $0.1 == nil }.map(\.0)
             throw SyncError(
@@ -232,7 +250,14 @@ extension SyncService {
         guard isLowercaseHex(digest, count: 16), let parsed = LogDigest(hex: digest) else {
             throw SyncError(.invalidRequest, "\"digest\" must be a log digest (16 lowercase hex digits)")
         }
-        return ContinuityCheck(epoch: epoch, seq: seq, digest: parsed)
+        var signed: MarkSignature?
+        if let signature {
+            guard isLowercaseHex(signature, count: 16), let parsedSignature = MarkSignature(hex: signature) else {
+                throw SyncError(.invalidRequest, "\"signature\" must be a mark signature (16 lowercase hex digits)")
+            }
+            signed = parsedSignature
+        }
+        return ContinuityCheck(epoch: epoch, seq: seq, digest: parsed, signature: signed)
     }
 
     /// The number `text` spells in decimal digits alone (no sign, no space), or `nil`: the one

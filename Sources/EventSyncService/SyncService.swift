@@ -36,6 +36,18 @@ public final class SyncService: Sendable {
         public var storeConfiguration = Store.Configuration()
         /// Whether a push to a missing store creates it (when the token grants the store).
         public var createsStoresOnPush = true
+        /// Whether a continuity check without a signature may prove that a store's log was
+        /// rewound and start a new epoch, as before servers signed their marks (`false` by
+        /// default: such a check gets ``EventSync/SyncError/Code/unverifiedMark``).
+        ///
+        /// Clients of an earlier release never send a signature, and do not know
+        /// `unverified-mark`: after the server is restored from an older copy, those whose marks
+        /// are past the restore point stop syncing (their writes stay pending, nothing is lost)
+        /// until they are updated. Turn this on while such clients are in use and the server was
+        /// restored; while it is on, any holder of a store's token can start a new epoch at will,
+        /// which makes every client of the store sync everything again. A check with a signature
+        /// that does not verify is refused either way.
+        public var trustsUnsignedMarks = false
         /// The longest this service lets a live pull wait (at most ``EventSync/SyncLimits/maxPullWait``,
         /// which a client may ask for): a longer wait is shortened to it, and a pull that finds
         /// nothing answers at the end of it.

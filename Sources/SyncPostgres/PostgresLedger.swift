@@ -31,6 +31,7 @@ struct PostgresLedger: SyncLedger {
     }
 
     private(set) var currentEpoch: String
+    private(set) var currentKey: EpochKey?
     private(set) var currentHead: UInt64
     /// The digests the push may read: at the head, at the client's mark, at each appended seq.
     private var digests: [UInt64: LogDigest]
@@ -50,10 +51,11 @@ struct PostgresLedger: SyncLedger {
     ///   - replicas: The records of every replica the pushes name.
     ///   - held: The events of the pushes that the log holds.
     init(
-        epoch: String, head: UInt64, headDigest: LogDigest, markDigests: [UInt64: LogDigest],
+        epoch: String, key: EpochKey?, head: UInt64, headDigest: LogDigest, markDigests: [UInt64: LogDigest],
         replicas: [ReplicaID: Replica], held: [EventID: Held]
     ) {
         self.currentEpoch = epoch
+        self.currentKey = key
         self.currentHead = head
         var digests = markDigests
         digests[0] = .empty
@@ -64,6 +66,7 @@ struct PostgresLedger: SyncLedger {
     }
 
     func epoch() throws -> String { currentEpoch }
+    func epochKey() throws -> EpochKey? { currentKey }
     func head() throws -> UInt64 { currentHead }
 
     func digest(at seq: UInt64) throws -> LogDigest? {
@@ -85,8 +88,9 @@ struct PostgresLedger: SyncLedger {
 
     func holds(_ id: EventID) throws -> Bool { held[id] != nil }
 
-    mutating func setEpoch(_ epoch: String) throws {
+    mutating func setEpoch(_ epoch: String, key: EpochKey) throws {
         currentEpoch = epoch
+        currentKey = key
         epochChanged = true
     }
 

@@ -6,8 +6,8 @@ import PostgresNIO
 /// The backend's tables, created on first use by whichever server process comes first (under a
 /// transaction-scoped advisory lock per schema, so that processes starting together do not race):
 ///
-/// - `evstore_stores`: one row per store — its epoch, its head seq and the log digest at the
-///   head. Every push locks its store's row (`SELECT … FOR UPDATE`) until it commits.
+/// - `evstore_stores`: one row per store — its epoch and the key that signs the epoch's marks
+///   (``EventSyncService/EpochKey``), its head seq and the log digest at the head. Every push locks its store's row (`SELECT … FOR UPDATE`) until it commits.
 /// - `evstore_events`: the logs — per store and seq, the event's origin replica (two 64-bit
 ///   halves), its origin sequence (unique per store and origin: pushes are idempotent across
 ///   instances), the log digest through it, and its canonical binary encoding.
@@ -17,10 +17,10 @@ import PostgresNIO
 /// - `evstore_partition`: the database's place in its deployment (``PostgresPartition``), recorded
 ///   on first use and checked by every process after.
 /// - `evstore_schema`: the version of this layout (2 added `evstore_partition`, 3
-///   `evstore_replicas.declared_stamp`).
+///   `evstore_replicas.declared_stamp`, 4 `evstore_stores.epoch_key`).
 enum PostgresSchema {
     /// The layout version this code writes.
-    static let version: Int32 = 3
+    static let version: Int32 = 4
     /// The advisory lock key held while the tables of `schema` are created: one per schema, so
     /// that deployments in different schemas of one database never wait for each other.
     static func migrationLock(schema: String?) -> Int64 {
@@ -42,6 +42,7 @@ enum PostgresSchema {
         CREATE TABLE IF NOT EXISTS evstore_stores (
             name text PRIMARY KEY,
             epoch text NOT NULL,
+            epoch_key bytea,
             head bigint NOT NULL DEFAULT 0,
             head_digest bigint NOT NULL DEFAULT 0,
             created_at timestamptz NOT NULL DEFAULT now()
@@ -81,7 +82,9 @@ enum PostgresSchema {
     /// database is upgraded: an `ALTER TABLE` locks the table even when it changes nothing).
     static let upgrades: [(version: Int32, statement: PostgresQuery)] = [
         // A declaration stored before has no stamp (0): it disowns nothing.
-        (3, "ALTER TABLE evstore_replicas ADD COLUMN IF NOT EXISTS declared_stamp bigint NOT NULL DEFAULT 0")
+        (3, "ALTER TABLE evstore_replicas ADD COLUMN IF NOT EXISTS declared_stamp bigint NOT NULL DEFAULT 0"),
+        // A store without a key gets one on its first request (PostgresSyncStorage.ensureKey).
+        (4, "ALTER TABLE evstore_stores ADD COLUMN IF NOT EXISTS epoch_key bytea"),
     ]
 
     /// Creates the tables when missing, checks the layout version and the database's place in

@@ -9,6 +9,8 @@ extension PostgresSyncStorage {
     /// A store's row, and the log digest at a client's mark when asked.
     struct StoreState: Sendable {
         var epoch: String
+        /// The key that signs the epoch's marks (`nil` for a row from before signed marks).
+        var key: EpochKey?
         var head: UInt64
         var headDigest: LogDigest
         /// The digest at the mark asked for; `nil` when the log is shorter.
@@ -16,8 +18,11 @@ extension PostgresSyncStorage {
 
         /// A store's state from its row, with the digest at `mark` when asked: the empty digest
         /// for an empty log and at seq 0, none past the head.
-        init(epoch: String, head: UInt64, headDigest: LogDigest, mark: UInt64?, digestAtMark: LogDigest?) {
+        init(
+            epoch: String, key: EpochKey?, head: UInt64, headDigest: LogDigest, mark: UInt64?, digestAtMark: LogDigest?
+        ) {
             self.epoch = epoch
+            self.key = key
             self.head = head
             self.headDigest = head == 0 ? .empty : headDigest
             if let mark { markDigest = mark == 0 ? .empty : mark > head ? nil : digestAtMark }
@@ -25,8 +30,16 @@ extension PostgresSyncStorage {
 
         /// Whether `check` proves the log was rewound (see
         /// ``EventSyncService/SyncLedgerReading/continuityBroken(_:)``).
-        func continuityBroken(_ check: ContinuityCheck?) -> Bool {
-            check?.provesRewound(epoch: epoch, digestAtMark: markDigest) ?? false
+        ///
+        /// - Throws: ``EventSync/SyncError/Code/unverifiedMark`` for a claim of a rewind with a mark
+        ///   the server did not sign.
+        func continuityBroken(_ check: ContinuityCheck?) throws -> Bool {
+            try check?.provesRewound(epoch: epoch, key: key, digestAtMark: markDigest) ?? false
+        }
+
+        /// The signature of the mark at the head.
+        var headSignature: MarkSignature? {
+            key?.signature(epoch: epoch, seq: head, digest: headDigest)
         }
     }
 
@@ -39,13 +52,15 @@ extension PostgresSyncStorage {
         let markSeq = Int64(bitPattern: mark ?? 0)
         let rows = try await connection.query(
             """
-            SELECT epoch, head, head_digest,
+            SELECT epoch, epoch_key, head, head_digest,
                 (SELECT digest FROM evstore_events WHERE store = s.name AND seq = \(markSeq))
             FROM evstore_stores s WHERE name = \(name)
             """, logger: logger)
-        for try await (epoch, head, headDigest, markDigest) in rows.decode((String, Int64, Int64, Int64?).self) {
+        for try await (epoch, key, head, headDigest, markDigest) in rows.decode(
+            (String, ByteBuffer?, Int64, Int64, Int64?).self)
+        {
             return StoreState(
-                epoch: epoch, head: UInt64(bitPattern: head),
+                epoch: epoch, key: try epochKey(key), head: UInt64(bitPattern: head),
                 headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)),
                 mark: mark, digestAtMark: markDigest.map { LogDigest(rawValue: UInt64(bitPattern: $0)) })
         }
@@ -62,17 +77,27 @@ extension PostgresSyncStorage {
     /// The store's state; when `check` proves the log was rewound, starts a new epoch first (in
     /// a transaction that locks the row and checks again).
     func verifyContinuity(_ name: String, check: ContinuityCheck?, logger: Logger) async throws -> StoreState {
-        let state = try await storeState(name, mark: check?.seq, logger: logger)
-        guard state.continuityBroken(check), let check else { return state }
+        var state = try await storeState(name, mark: check?.seq, logger: logger)
+        if state.key == nil {
+            state.key = try await client.withConnection { connection in
+                try await PostgresSyncStorage.ensureKey(name, on: connection, logger: logger)
+            }
+        }
+        guard try state.continuityBroken(check), let check else { return state }
         let rotated = try await client.withTransaction(logger: logger) { connection -> StoreState in
             let locked = try await PostgresSyncStorage.lock(name, marks: [check.seq], on: connection, logger: logger)
             var state = StoreState(
-                epoch: locked.epoch, head: locked.head, headDigest: locked.headDigest, mark: check.seq,
+                epoch: locked.epoch, key: locked.key, head: locked.head, headDigest: locked.headDigest, mark: check.seq,
                 digestAtMark: locked.markDigests[check.seq])
-            guard state.continuityBroken(check) else { return state }
+            guard try state.continuityBroken(check) else { return state }
             state.epoch = ReplicaID.random().description
+            let key = EpochKey.random()
+            state.key = key
             try await connection.query(
-                "UPDATE evstore_stores SET epoch = \(state.epoch) WHERE name = \(name)", logger: logger)
+                """
+                UPDATE evstore_stores SET epoch = \(state.epoch), epoch_key = \(ByteBuffer(bytes: key.bytes))
+                WHERE name = \(name)
+                """, logger: logger)
             SyncService.logRotation(logger, name: name, check: check, epoch: state.epoch)
             return state
         }
@@ -93,12 +118,13 @@ extension PostgresSyncStorage {
         logger: Logger
     ) async throws -> ([Result<PushOutcome, SyncError>], Bool) {
         let marks = Array(Set(pushes.compactMap { $0.check?.seq }.filter { $0 > 0 }))
-        let locked: LockedStore
+        var locked: LockedStore
         var created = false
         do {
             locked = try await lock(name, marks: marks, on: connection, logger: logger)
         } catch let error as SyncError where error.code == .notFound && create {
             let epoch = ReplicaID.random().description
+            let key = ByteBuffer(bytes: EpochKey.random().bytes)
             let empty = Int64(bitPattern: LogDigest.empty.rawValue)
             // Not when a store's name differs only by case (StoreName): the LMDB backend cannot
             // hold both on a file system that ignores case, and the backends refuse alike.
@@ -109,8 +135,8 @@ extension PostgresSyncStorage {
                 logger: logger)
             let rows = try await connection.query(
                 """
-                INSERT INTO evstore_stores (name, epoch, head_digest)
-                SELECT \(name), \(epoch), \(empty)
+                INSERT INTO evstore_stores (name, epoch, epoch_key, head_digest)
+                SELECT \(name), \(epoch), \(key), \(empty)
                 WHERE NOT EXISTS (SELECT 1 FROM evstore_stores WHERE lower(name) = lower(\(name)) AND name <> \(name))
                 ON CONFLICT (name) DO NOTHING RETURNING name
                 """,
@@ -132,11 +158,12 @@ extension PostgresSyncStorage {
                         + "names must differ by more than case")
             }
         }
+        if locked.key == nil { locked.key = try await ensureKey(name, on: connection, logger: logger) }
         let ids = pushes.flatMap { $0.events.map(\.event.id) }
         let named = Set(pushes.map(\.request.replica) + ids.map(\.origin))
         var ledger = PostgresLedger(
-            epoch: locked.epoch, head: locked.head, headDigest: locked.headDigest, markDigests: locked.markDigests,
-            replicas: try await replicas(name, named, on: connection, logger: logger),
+            epoch: locked.epoch, key: locked.key, head: locked.head, headDigest: locked.headDigest,
+            markDigests: locked.markDigests, replicas: try await replicas(name, named, on: connection, logger: logger),
             held: try await held(name, ids, on: connection, logger: logger))
         var results: [Result<PushOutcome, SyncError>] = []
         results.reserveCapacity(pushes.count)
@@ -172,6 +199,7 @@ extension PostgresSyncStorage {
     /// A store's row, locked, with the digests at some seqs.
     struct LockedStore: Sendable {
         var epoch: String
+        var key: EpochKey?
         var head: UInt64
         var headDigest: LogDigest
         /// The digests at the marks asked for that the log holds.
@@ -187,20 +215,20 @@ extension PostgresSyncStorage {
         let seqs = marks.map { Int64(bitPattern: $0) }
         let rows = try await connection.query(
             """
-            SELECT epoch, head, head_digest,
+            SELECT epoch, epoch_key, head, head_digest,
                 ARRAY(SELECT seq FROM evstore_events WHERE store = s.name AND seq = ANY(\(seqs)::bigint[]) ORDER BY seq),
                 ARRAY(SELECT digest FROM evstore_events WHERE store = s.name AND seq = ANY(\(seqs)::bigint[]) ORDER BY seq)
             FROM evstore_stores s WHERE name = \(name) FOR UPDATE
             """, logger: logger)
-        for try await (epoch, head, headDigest, markSeqs, markDigests) in rows.decode(
-            (String, Int64, Int64, [Int64], [Int64]).self)
+        for try await (epoch, key, head, headDigest, markSeqs, markDigests) in rows.decode(
+            (String, ByteBuffer?, Int64, Int64, [Int64], [Int64]).self)
         {
             var digests: [UInt64: LogDigest] = [:]
             for (seq, digest) in zip(markSeqs, markDigests) {
                 digests[UInt64(bitPattern: seq)] = LogDigest(rawValue: UInt64(bitPattern: digest))
             }
             return LockedStore(
-                epoch: epoch, head: UInt64(bitPattern: head),
+                epoch: epoch, key: try epochKey(key), head: UInt64(bitPattern: head),
                 headDigest: LogDigest(rawValue: UInt64(bitPattern: headDigest)), markDigests: digests)
         }
         throw SyncError(.notFound, "no store named \(name.debugDescription)")
@@ -282,6 +310,7 @@ extension PostgresSyncStorage {
         let head = Int64(bitPattern: try ledger.head())
         let digest = Int64(bitPattern: try ledger.headDigest().rawValue)
         let epoch = try ledger.epoch()
+        let key = try ledger.epochKey().map { ByteBuffer(bytes: $0.bytes) }
         let notify = !appended.isEmpty
         try await connection.query(
             """
@@ -297,7 +326,7 @@ extension PostgresSyncStorage {
                     declared_epoch = EXCLUDED.declared_epoch, declared = EXCLUDED.declared,
                     declared_stamp = EXCLUDED.declared_stamp
             ), store AS (
-                UPDATE evstore_stores SET epoch = \(epoch), head = \(head), head_digest = \(digest)
+                UPDATE evstore_stores SET epoch = \(epoch), epoch_key = \(key), head = \(head), head_digest = \(digest)
                 WHERE name = \(name) RETURNING name
             )
             SELECT pg_notify(\(channel), name) FROM store WHERE \(notify)
@@ -328,7 +357,7 @@ extension PostgresSyncStorage {
         let until = overflow ? Int64.max : end
         let rows = try await client.query(
             """
-            SELECT s.epoch, s.head, e.seq, e.digest, e.body
+            SELECT s.epoch, s.epoch_key, s.head, e.seq, e.digest, e.body
             FROM evstore_stores s
             LEFT JOIN LATERAL (
                 SELECT seq, digest, body FROM evstore_events
@@ -337,11 +366,13 @@ extension PostgresSyncStorage {
             WHERE s.name = \(name)
             """, logger: logger)
         var read = PageRead(request)
-        for try await (epoch, head, seq, eventDigest, body) in rows.decode(
-            (String, Int64, Int64?, Int64?, ByteBuffer?).self)
+        var key: EpochKey?
+        for try await (epoch, epochKey, head, seq, eventDigest, body) in rows.decode(
+            (String, ByteBuffer?, Int64, Int64?, Int64?, ByteBuffer?).self)
         {
             if read.builder == nil {
                 read.builder = PageBuilder(request, head: UInt64(bitPattern: head), epoch: epoch)
+                key = try PostgresSyncStorage.epochKey(epochKey)
             }
             try read.take(seq, eventDigest, body)
         }
@@ -380,7 +411,7 @@ extension PostgresSyncStorage {
             if got < upper - after { bounded = false }
         }
         pageSizes.count(read: read.events)
-        let page = (read.builder ?? started).finish(digest: read.digest)
+        let page = (read.builder ?? started).finish(digest: read.digest, key: key)
         pageSizes.record(page, for: name)
         return page
     }
@@ -417,6 +448,33 @@ extension PostgresSyncStorage {
             full = !(builder!.add(event))
             if builder!.page.next == seq { digest = LogDigest(rawValue: UInt64(bitPattern: eventDigest)) }
         }
+    }
+
+    /// The key of a store's epoch, made now when its row has none: a row from before layout 4,
+    /// or one a process of an earlier version created since. Processes that make one at the same
+    /// moment agree on the first written. `nil` for a missing store.
+    static func ensureKey(_ name: String, on connection: PostgresConnection, logger: Logger) async throws
+        -> EpochKey?
+    {
+        let made = ByteBuffer(bytes: EpochKey.random().bytes)
+        let rows = try await connection.query(
+            """
+            UPDATE evstore_stores SET epoch_key = COALESCE(epoch_key, \(made)) WHERE name = \(name)
+            RETURNING epoch_key
+            """, logger: logger)
+        for try await key in rows.decode(ByteBuffer?.self) { return try epochKey(key) }
+        return nil
+    }
+
+    /// The key of a store's row (`nil` for a row from before signed marks).
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/internalError`` for a key that is not 16 bytes.
+    static func epochKey(_ bytes: ByteBuffer?) throws -> EpochKey? {
+        guard let bytes else { return nil }
+        guard let key = EpochKey(bytes: bytes.readableBytesView) else {
+            throw SyncError(.internalError, "a store's epoch key is damaged (\(bytes.readableBytes) bytes, not 16)")
+        }
+        return key
     }
 
     // MARK: Errors

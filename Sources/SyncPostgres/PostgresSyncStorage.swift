@@ -187,8 +187,7 @@ final class PostgresSyncStorage: SyncStorage {
             }
             return RemoteInfo(
                 store: name, head: state.head, epoch: state.epoch, digest: state.headDigest,
-                limits: configuration.limits,
-                replicaHighWater: highWater)
+                limits: configuration.limits, replicaHighWater: highWater, signature: state.headSignature)
         }
     }
 

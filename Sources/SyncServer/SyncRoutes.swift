@@ -127,7 +127,7 @@ struct SyncRoutes: Sendable {
     }
 
     /// The query parameters of the continuity check, which every store path takes.
-    static let continuityParameters: Set<String> = ["epoch", "mark", "digest"]
+    static let continuityParameters: Set<String> = ["epoch", "mark", "digest", "signature"]
 
     /// Authorizes the request for its store, refuses query parameters other than the path's
     /// (`query`) and the continuity check's, reads the continuity check, runs `body`, and turns
@@ -147,7 +147,8 @@ struct SyncRoutes: Sendable {
                     "unknown query parameter \(String(name).debugDescription); this path takes \(taken)")
             }
             let check = try SyncService.continuityCheck(
-                epoch: query.get("epoch"), mark: query.get("mark"), digest: query.get("digest"))
+                epoch: query.get("epoch"), mark: query.get("mark"), digest: query.get("digest"),
+                signature: query.get("signature"))
             return try await body(store, check, credential)
         } catch {
             let failure = SyncService.syncError(error)

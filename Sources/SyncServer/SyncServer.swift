@@ -61,6 +61,10 @@ public final class SyncServer: Service, Sendable {
         /// Whether a push to a missing store creates it, when the token grants that store (by
         /// name or with `*`). Otherwise the push gets 404.
         public var createsStoresOnPush = true
+        /// Whether a continuity check without a signature may start a new epoch, as before
+        /// servers signed their marks (`false` by default; see
+        /// ``EventSyncService/SyncService/Configuration/trustsUnsignedMarks``).
+        public var trustsUnsignedMarks = false
         /// The longest a live pull waits here (at most ``EventSync/SyncLimits/maxPullWait``,
         /// 25 s, the most a client may ask for; see ``EventSyncService/SyncService/Configuration/pullWaitLimit``).
         public var pullWaitLimit: Duration = SyncLimits.maxPullWait
@@ -130,6 +134,7 @@ public final class SyncServer: Service, Sendable {
         service.limits = configuration.limits
         service.storeConfiguration = configuration.storeConfiguration
         service.createsStoresOnPush = configuration.createsStoresOnPush
+        service.trustsUnsignedMarks = configuration.trustsUnsignedMarks
         service.pullWaitLimit = configuration.pullWaitLimit
         service.logger = configuration.logger
         return service

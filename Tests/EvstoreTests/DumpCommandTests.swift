@@ -1,5 +1,7 @@
 import EventStore
 import EventStoreTestSupport
+import EventSync
+import EventSyncService
 import Foundation
 import Testing
 
@@ -187,6 +189,33 @@ struct DumpCommandTests {
             #expect(table.status == 0, "\(table)")
             let rows = try AlignedTable(table.stdout, columns: ["database", "key", "value", "meaning"]).rows
             #expect(rows.contains { $0[1] == "store.replica" && $0[2] == MixedStore.replicaA.description })
+        }
+    }
+
+    @Test("--meta of a sync server's store names the key that signs its marks, and does not show it")
+    func metaOfAServerStoreHidesTheEpochKey() async throws {
+        try await withTemporaryDirectory(prefix: "evstore-dump") { directory in
+            let service = try SyncService(configuration: .init(dataDirectory: directory.appending("server")))
+            let replica = try Store.open(at: directory.appending("replica"))
+            defer { replica.close() }
+            try await replica.put("notes", id: "n1", fields: ["title": "one"])
+            _ = try await service.push(
+                store: "notes", PushRequest(replica: replica.replicaID, events: try allEvents(of: replica)))
+            service.close()
+            let path = directory.appending("server/notes")
+            var readOnly = Store.Configuration()
+            readOnly.readOnly = true
+            let key = try Store.open(at: path, configuration: readOnly).read { reader in
+                try #require(try reader.metadata(forKey: "sync.epoch-key"))
+            }
+            #expect(key.count == 16)
+            let hex = key.map { String(format: "%02x", $0) }.joined()
+            for format in ["jsonl", "table"] {
+                let result = try await EvstoreProcess.run(["dump", path, "--meta", "--format", format])
+                #expect(result.status == 0, "\(result)")
+                #expect(result.stdout.contains("sync.epoch-key") && result.stdout.contains("not shown"), "\(result)")
+                #expect(!result.stdout.lowercased().contains(hex), "the key is not printed")
+            }
         }
     }
 

@@ -1,5 +1,8 @@
+import EventStore
 import EventStoreTestSupport
+import EventSync
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// `evstore serve` with TLS and metrics options: what it refuses before it starts, and the
@@ -66,6 +69,37 @@ struct ServeCommandTests {
             let arguments = try Self.serve(["--metrics-token-file", empty], in: directory)
             let result = try await EvstoreProcess.run(arguments, timeout: .seconds(30))
             Self.expectRefused(result, status: 1, "the metrics token file \(empty) must hold one token")
+        }
+    }
+
+    @Test(
+        "--trust-unsigned-marks lets a mark without a signature start a new epoch; without it, 409 unverified-mark",
+        arguments: [false, true])
+    func trustUnsignedMarks(_ trusts: Bool) async throws {
+        try await withTemporaryDirectory(prefix: "evstore-serve-options") { directory in
+            let server = try EvstoreProcess(
+                try Self.serve(trusts ? ["--trust-unsigned-marks"] : [], in: directory))
+            defer { server.terminate() }
+            #expect(
+                try await eventually(timeout: 30) { server.stdoutSoFar.contains("listening on") || !server.isRunning })
+            let announced = try #require(
+                server.stdoutSoFar.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http://") }
+                    .map(String.init),
+                "\(server.stdoutSoFar) \(server.stderrSoFar)")
+            let transport = HTTPTransport(baseURL: announced, token: "serve-token", storeName: "notes")
+            let replica = try Store.open(at: directory.appending("replica"))
+            defer { replica.close() }
+            let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+            _ = try await transport.push(PushRequest(replica: replica.replicaID, events: [event]), check: nil)
+            let info = try await transport.info(check: nil, replica: nil)
+            #expect(info.signature != nil)
+            let unsigned = ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest)
+            if trusts {
+                #expect(try await transport.info(check: unsigned, replica: nil).epoch != info.epoch)
+            } else {
+                await expectSyncError(.unverifiedMark) { _ = try await transport.info(check: unsigned, replica: nil) }
+                #expect(try await transport.info(check: nil, replica: nil).epoch == info.epoch)
+            }
         }
     }
 

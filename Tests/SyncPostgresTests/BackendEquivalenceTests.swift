@@ -79,10 +79,27 @@ struct BackendEquivalenceTests {
         }
         // The byte limit cut pages at the same events.
         #expect(try await postgres.pull(store: "notes", after: 0, limit: 1000).events.count < Int(head))
-        // A check against a mark past the head (a rewound log) starts a new epoch on both.
-        let info = try await postgres.info(store: "notes")
-        let beyond = ContinuityCheck(epoch: info.epoch, seq: head + 5, digest: info.digest)
-        #expect(try await postgres.info(store: "notes", check: beyond).epoch != info.epoch)
+        // Each signs its marks with its own key, and takes back the marks it signed.
+        for service in [lmdb, postgres] {
+            let info = try await service.info(store: "notes")
+            let page = try await service.pull(store: "notes", after: 3, limit: 4)
+            let signature = try #require(info.signature)
+            #expect(page.signature != nil && page.signature != info.signature)
+            let marks = [
+                ContinuityCheck(epoch: info.epoch, seq: info.head, digest: info.digest, signature: signature),
+                ContinuityCheck(epoch: page.epoch, seq: page.next, digest: page.digest, signature: page.signature),
+            ]
+            for mark in marks { _ = try await service.info(store: "notes", check: mark) }
+            // A page past the head has no digest there, and no signature: a signed mark past the
+            // head would prove a rewind that never was.
+            let past = try await service.pull(store: "notes", after: head + 10)
+            #expect(past.next == head + 10 && past.signature == nil)
+            // A mark past the head that the server did not sign starts no epoch on either.
+            let beyond = ContinuityCheck(epoch: info.epoch, seq: head + 5, digest: info.digest, signature: signature)
+            let refusal = await refusal { try await service.info(store: "notes", check: beyond) }
+            #expect(refusal?.code == .unverifiedMark)
+            #expect(try await service.info(store: "notes").epoch == info.epoch)
+        }
     }
 
     /// Pages of large events (bodies the database keeps out of line) and of events whose JSON is
@@ -158,7 +175,7 @@ struct BackendEquivalenceTests {
         return (try SyncService(configuration: lmdb), try SyncService(configuration: postgres))
     }
 
-    private func refusal(_ body: () async throws -> PushResponse) async -> SyncError? {
+    private func refusal<T>(_ body: () async throws -> T) async -> SyncError? {
         do {
             _ = try await body()
             return nil

@@ -165,6 +165,36 @@ struct PartitionTests {
         }
     }
 
+    /// A store kept by layout 3 (no keys) gets a key for its epoch when the database is upgraded:
+    /// its marks are signed from then on, and the epoch stays.
+    @Test func aStoreOfLayoutThreeGetsAKeyForItsEpoch() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        let first = try SyncService(configuration: .init(backend: .postgres(database)))
+        try await withTemporaryStore { replica in
+            let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+            _ = try await first.push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
+        }
+        let before = try await first.info(store: "notes")
+        first.close()
+        try await TestPostgres.withAdminClient(database) { client in
+            try await client.query("ALTER TABLE evstore_stores DROP COLUMN epoch_key")
+            try await client.query("DELETE FROM evstore_schema")
+            try await client.query("INSERT INTO evstore_schema (version) VALUES (3)")
+        }
+        let upgraded = try SyncService(configuration: .init(backend: .postgres(database)))
+        defer { upgraded.close() }
+        let info = try await upgraded.info(store: "notes")
+        #expect(info.epoch == before.epoch && info.head == 1)
+        let signature = try #require(info.signature, "the upgraded store signs its marks")
+        #expect(signature != before.signature, "with a key of its own")
+        let mark = ContinuityCheck(epoch: info.epoch, seq: 1, digest: info.digest, signature: signature)
+        #expect(try await upgraded.info(store: "notes", check: mark).epoch == info.epoch)
+        await expectSyncError(.unverifiedMark) {
+            _ = try await upgraded.info(
+                store: "notes", check: ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest))
+        }
+    }
+
     /// A partition whose database does not answer makes requests unavailable at the request
     /// timeout, for every store, not when its connection attempts give up (60–90 s).
     @Test func anUnreachablePartitionIsUnavailableAtTheRequestTimeout() async throws {

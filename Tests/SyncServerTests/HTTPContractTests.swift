@@ -34,12 +34,16 @@ struct HTTPContractTests {
         return root
     }
 
-    @Test("mark, epoch and digest: the three together, each in its documented form, on every operation")
+    @Test(
+        "mark, epoch and digest: the three together, each in its documented form, on every operation; signature with them"
+    )
     func continuityParameters() async throws {
         try await withServer { fixture in
             _ = try await HTTPValidationTests.seeded(fixture)
             let info = try RemoteInfo(json: try await fixture.send(.GET, "/v1/stores/notes").body)
             let (epoch, digest) = (info.epoch, info.digest.description)
+            let signature = try #require(info.signature).description
+            #expect(info.head == 3)
             let refused = [
                 // Outside the documented range or form, with or without the others.
                 "mark=-1", "mark=abc", "mark=%2B1", "mark=9223372036854775808", "mark=",
@@ -53,6 +57,11 @@ struct HTTPContractTests {
                 // One without the others.
                 "epoch=\(epoch)", "epoch=\(epoch)&mark=3", "epoch=\(epoch)&digest=\(digest)", "mark=3",
                 "digest=\(digest)", "mark=3&digest=\(digest)",
+                // A signature without the check it signs, or outside its form.
+                "signature=\(signature)", "epoch=\(epoch)&mark=3&signature=\(signature)",
+                "epoch=\(epoch)&mark=3&digest=\(digest)&signature=\(signature.uppercased())",
+                "epoch=\(epoch)&mark=3&digest=\(digest)&signature=\(signature)0",
+                "epoch=\(epoch)&mark=3&digest=\(digest)&signature=",
             ]
             for (method, path) in Self.storeOperations {
                 for query in refused {
@@ -62,16 +71,27 @@ struct HTTPContractTests {
                 }
                 for query in [
                     "", "epoch=\(epoch)&mark=3&digest=\(digest)", "epoch=\(epoch)&mark=0&digest=cbf29ce484222325",
+                    "epoch=\(epoch)&mark=3&digest=\(digest)&signature=\(signature)",
                 ] {
                     let reply = try await Self.send(fixture, method, path, query: query)
                     #expect(reply.status == 200, "\(method) \(path)?\(query): \(reply.text)")
                 }
             }
-            // The largest mark is a valid check: in the current epoch it proves a restore.
-            let rotated = try await fixture.send(
-                .GET, "/v1/stores/notes?epoch=\(epoch)&mark=9223372036854775807&digest=\(digest)")
-            #expect(rotated.status == 200, "\(rotated.text)")
-            #expect(try RemoteInfo(json: rotated.body).epoch != epoch)
+            // The largest mark is a well-formed check, but one the server did not sign: it claims
+            // a rewind the server cannot verify, and is refused without a new epoch, signed with
+            // another mark's signature or not at all.
+            for query in [
+                "epoch=\(epoch)&mark=9223372036854775807&digest=\(digest)",
+                "epoch=\(epoch)&mark=9223372036854775807&digest=\(digest)&signature=\(signature)",
+            ] {
+                for (method, path) in Self.storeOperations {
+                    try await HTTPValidationTests.expectRefused(fixture, status: 409, code: "unverified-mark") {
+                        try await Self.send(fixture, method, path, query: query)
+                    }
+                }
+            }
+            let after = try RemoteInfo(json: try await fixture.send(.GET, "/v1/stores/notes").body)
+            #expect(after.epoch == epoch && after.head == 3)
         }
     }
 
@@ -192,10 +212,11 @@ struct HTTPContractTests {
             func statuses(_ path: String, _ method: String) -> Set<String> {
                 Set(paths[path]?.objectValue?[method]?.objectValue?["responses"]?.objectValue?.keys ?? [:].keys)
             }
-            let store: Set = ["200", "400", "401", "403", "404", "500", "503", "507"]
+            // 409 for every store operation: `unverified-mark`.
+            let store: Set = ["200", "400", "401", "403", "404", "409", "500", "503", "507"]
             #expect(statuses("/v1/stores/{store}", "get") == store)
             #expect(statuses("/v1/stores/{store}/events", "get") == store)
-            #expect(statuses("/v1/stores/{store}/events", "post") == store.union(["408", "409", "413", "415", "422"]))
+            #expect(statuses("/v1/stores/{store}/events", "post") == store.union(["408", "413", "415", "422"]))
             #expect(statuses("/openapi.json", "get") == ["200", "500"])
             #expect(statuses("/healthz", "get") == ["200"])
             #expect(statuses("/metrics", "get") == ["200", "401", "404"])
@@ -207,13 +228,16 @@ struct HTTPContractTests {
                 .unauthorized, .forbidden, .notFound, .invalidStoreName, .malformedBody, .invalidRequest, .invalidEvent,
                 .clockSkew, .payloadTooLarge, .requestTimeout, .unsupportedMediaType, .unavailable,
                 .insufficientStorage,
-                .internalError, .eventConflict, .replicaNotOwned, .orphanedEvent, .foreignOrigin,
+                .internalError, .eventConflict, .replicaNotOwned, .orphanedEvent, .foreignOrigin, .unverifiedMark,
             ]
             #expect(Set(codes) == Set(sent.map(\.name) + ["route-not-found", "method-not-allowed"]))
-            // The continuity check is one parameter of three members, all required.
+            // The continuity check is one parameter of three required members and the signature.
             let continuity = document["components"]?.objectValue?["parameters"]?.objectValue?["continuity"]?.objectValue
             #expect(continuity?["explode"] == .bool(true))
             #expect(continuity?["schema"]?.objectValue?["required"] == .array(["epoch", "mark", "digest"]))
+            #expect(
+                Set(continuity?["schema"]?.objectValue?["properties"]?.objectValue?.keys ?? [:].keys)
+                    == ["epoch", "mark", "digest", "signature"])
         }
     }
 }

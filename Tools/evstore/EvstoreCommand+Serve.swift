@@ -50,6 +50,11 @@ extension EvstoreCommand {
         @Option(help: ArgumentHelp("The certificate's private key (PEM; with --tls-cert).", valueName: "file"))
         var tlsKey: String?
         @Flag(inversion: .prefixedNo, help: "Serve Prometheus metrics at /metrics.") var metrics = true
+        @Flag(
+            help: ArgumentHelp(
+                "Let a continuity mark without a signature start a new epoch, for clients of an earlier release "
+                    + "after a restore (any token holder can then make every client re-sync)."))
+        var trustUnsignedMarks = false
         @Option(help: ArgumentHelp("A file holding the token /metrics requires (default: open).", valueName: "file"))
         var metricsTokenFile: String?
 
@@ -68,6 +73,7 @@ extension EvstoreCommand {
                 var configuration = try ServerSetup.configuration(
                     dataDirectory: data, postgres: postgres, host: host, port: port, tokensFile: tokens)
                 configuration.pullWaitLimit = .seconds(pullWaitLimit)
+                configuration.trustsUnsignedMarks = trustUnsignedMarks
                 configuration.tls = try ServerSetup.tls(certificate: tlsCert, key: tlsKey)
                 configuration.metricsEnabled = metrics
                 configuration.metricsToken = try metricsTokenFile.map(ServerSetup.metricsToken(fromFile:))

@@ -5,8 +5,9 @@ public import EventStore
 ///
 /// - ``pushed``: the local seq through which the server acknowledged every event.
 /// - ``pulled``: the server seq through which the replica ingested the server log.
-/// - ``mark`` and ``markDigest``: the highest server seq this replica knows of (from a page or a
-///   push answer) and the server's ``LogDigest`` there, sent back as a ``ContinuityCheck``.
+/// - ``mark``, ``markDigest`` and ``markSignature``: the highest server seq this replica knows of
+///   (from a page or a push answer), the server's ``LogDigest`` there and the server's
+///   ``MarkSignature`` of them, sent back as a ``ContinuityCheck``.
 /// - ``epoch``: the server epoch these positions belong to; a new epoch resets them all.
 /// - ``deferredRelays``: local seqs of other replicas' events that the server would not take
 ///   from this store yet (their owner is another credential and has not pushed them since the
@@ -30,6 +31,9 @@ public struct SyncCursor: Sendable, Hashable {
     public internal(set) var mark: UInt64 = 0
     /// The server's log digest at ``mark``.
     public internal(set) var markDigest: LogDigest = .empty
+    /// The server's signature of ``epoch``, ``mark`` and ``markDigest`` (`nil` when the server
+    /// did not sign it, or before the first answer).
+    public internal(set) var markSignature: MarkSignature?
     /// Local seqs of relayed events the server refused for now, retried on every sync.
     public internal(set) var deferredRelays: [UInt64] = []
     /// For each of this store's replica ids: when (its physical clock, milliseconds since 1970)
@@ -42,18 +46,20 @@ public struct SyncCursor: Sendable, Hashable {
 
     /// The continuity check sent with every request (`nil` before the first sync).
     public var check: ContinuityCheck? {
-        epoch.map { ContinuityCheck(epoch: $0, seq: mark, digest: markDigest) }
+        epoch.map { ContinuityCheck(epoch: $0, seq: mark, digest: markDigest, signature: markSignature) }
     }
 
-    /// Raises the mark to `seq` (never lowers it).
-    mutating func raiseMark(_ seq: UInt64, _ digest: LogDigest) {
+    /// Raises the mark to `seq`, with the server's digest there and its signature (never lowers
+    /// it; at the same seq, the newer answer replaces the digest and the signature).
+    mutating func raiseMark(_ seq: UInt64, _ digest: LogDigest, _ signature: MarkSignature?) {
         guard seq >= mark else { return }
         mark = seq
         markDigest = digest
+        markSignature = signature
     }
 
     /// Forgets every position and adopts `epoch`.
-    mutating func reset(epoch: String) {
+    mutating func reset(epoch: String?) {
         self = SyncCursor()
         self.epoch = epoch
     }
@@ -61,8 +67,12 @@ public struct SyncCursor: Sendable, Hashable {
     // MARK: Storage
 
     /// Version 2 adds the deferred relays after the four positions, version 3 the declarations
-    /// after them (versions 1 and 2 are still read).
-    static let formatVersion: UInt8 = 3
+    /// after them, version 4 the mark's signature after those (a byte, 1 when there is one, then
+    /// its 8 bytes). Versions 1 to 3 are still read; a cursor is written in the lowest version
+    /// that holds it. An earlier release refuses a later version as damaged, so a store that
+    /// synced with a server that signs marks (version 4) cannot sync with that remote after a
+    /// downgrade of the library until its cursor is reset.
+    static let formatVersion: UInt8 = 4
 
     /// The prefix of every cursor's metadata key.
     package static let keyPrefix = "sync.remote."
@@ -78,18 +88,22 @@ public struct SyncCursor: Sendable, Hashable {
 
     package func encoded() -> [UInt8] {
         let epochBytes = Array((epoch ?? "").utf8.prefix(255))
-        // Version 2 while there is no declaration to keep: a store opened again by an earlier
-        // release still reads its cursor.
-        var bytes: [UInt8] = [declared.isEmpty ? 2 : SyncCursor.formatVersion, UInt8(epochBytes.count)]
+        // The lowest version that holds the cursor: a store opened again by an earlier release
+        // still reads it.
+        let version: UInt8 = markSignature != nil ? 4 : declared.isEmpty ? 2 : 3
+        var bytes: [UInt8] = [version, UInt8(epochBytes.count)]
         bytes += epochBytes
         for value in [pushed, pulled, mark, markDigest.rawValue, UInt64(deferredRelays.count)] + deferredRelays {
             bytes += bigEndian(value)
         }
-        guard !declared.isEmpty else { return bytes }
+        guard version >= 3 else { return bytes }
         bytes += bigEndian(UInt64(declared.count))
         for (replica, time) in declared.sorted(by: { $0.key.description < $1.key.description }) {
             bytes += bigEndian(replica.high) + bigEndian(replica.low) + bigEndian(time)
         }
+        guard version >= 4, let markSignature else { return bytes }
+        bytes.append(1)
+        bytes += bigEndian(markSignature.rawValue)
         return bytes
     }
 
@@ -124,6 +138,11 @@ public struct SyncCursor: Sendable, Hashable {
                 let replica = ReplicaID(high: try next(), low: try next())
                 guard declared.updateValue(try next(), forKey: replica) == nil else { throw damaged }
             }
+        }
+        if version >= 4 {
+            guard offset < bytes.count, bytes[offset] <= 1 else { throw damaged }
+            offset += 1
+            if bytes[offset - 1] == 1 { markSignature = MarkSignature(rawValue: try next()) }
         }
         guard offset == bytes.count else { throw damaged }
     }

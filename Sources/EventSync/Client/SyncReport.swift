@@ -15,7 +15,8 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var conflicts = 0
     /// The conflict records, up to ``Synchronizer/Configuration/maxReportedConflicts``.
     public var conflictRecords: [ConflictRecord] = []
-    /// Whether the server's epoch changed (the positions were reset and everything re-synced).
+    /// Whether the server's epoch changed, or the server's log no longer held this store's mark
+    /// (``SyncError/Code/unverifiedMark``): the positions were reset and everything re-synced.
     public var epochChanged = false
     /// The server head at the end.
     public var serverHead: UInt64 = 0

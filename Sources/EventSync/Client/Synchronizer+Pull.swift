@@ -121,7 +121,7 @@ extension Synchronizer {
                     // Nothing local is pending: what was just pulled need not be pushed back.
                     if cursor.pushed == headBefore { cursor.pushed = try writer.head() }
                     cursor.pulled = last.next
-                    cursor.raiseMark(last.next, last.digest)
+                    cursor.raiseMark(last.next, last.digest, last.signature)
                     try cursor.save(writer, key: key)
                     return IngestedPage(cursor: cursor, appended: result.appended, duplicates: result.duplicates.count)
                 }

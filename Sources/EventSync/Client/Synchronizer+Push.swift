@@ -64,7 +64,7 @@ extension Synchronizer {
             cursor = try await updateCursor { cursor in
                 cursor.epoch = response.epoch
                 cursor.pushed = max(cursor.pushed, last)
-                cursor.raiseMark(response.head, response.digest)
+                cursor.raiseMark(response.head, response.digest, response.signature)
                 if let declaredAt { cursor.declared[origin] = declaredAt }
             }
             completed += events.count
@@ -120,7 +120,7 @@ extension Synchronizer {
                 return .epochChanged
             }
             cursor = try await updateCursor { cursor in
-                cursor.raiseMark(response.head, response.digest)
+                cursor.raiseMark(response.head, response.digest, response.signature)
                 cursor.declared[replica] = now
             }
         }
@@ -162,7 +162,7 @@ extension Synchronizer {
             }
             cursor = try await updateCursor { cursor in
                 cursor.deferredRelays.removeAll { seqs.contains($0) }
-                cursor.raiseMark(response.head, response.digest)
+                cursor.raiseMark(response.head, response.digest, response.signature)
             }
             report.pushed += response.accepted
             report.duplicates += response.duplicates

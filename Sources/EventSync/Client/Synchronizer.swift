@@ -298,6 +298,9 @@ public final class Synchronizer: Sendable {
                 // The remote store is gone although this replica synced with it: the server was
                 // restored from a copy older than the store. Like a new epoch: push everything.
                 if cursor.epoch != nil { cursor = try await forgetRemote(report: &report) }
+            } catch SyncError.Code.unverifiedMark {
+                try await forgetPositions(report: &report)
+                continue
             }
             if let info, cursor.epoch != info.epoch {
                 cursor = try await adopt(epoch: info.epoch, report: &report)
@@ -319,6 +322,11 @@ public final class Synchronizer: Sendable {
                     return report
                 }
                 if case .epochChanged = try await pullAll(&cursor, info: info, report: &report) { continue }
+            } catch SyncError.Code.unverifiedMark {
+                // The server's log does not continue what this store saw, and the server did not
+                // sign the mark that shows it: sync everything again, as after a new epoch.
+                try await forgetPositions(report: &report)
+                continue
             } catch let error as SyncError where error.code == .clockSkew {
                 // This store's events stamped while its device's clock ran ahead: stamped anew
                 // below the server's bound, if the clock is right again.

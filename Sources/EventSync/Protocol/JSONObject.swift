@@ -57,6 +57,15 @@ struct JSONObject {
         return digest
     }
 
+    /// The mark signature under `name`, or `nil` when the object has none (an older server).
+    func signature(_ name: String) throws -> MarkSignature? {
+        guard let value = members[name] else { return nil }
+        guard case .string(let text) = value, let signature = MarkSignature(hex: text) else {
+            throw failure(name, "16 hex digits")
+        }
+        return signature
+    }
+
     func object(_ name: String) throws -> JSONObject {
         guard case .object(let members)? = members[name] else { throw failure(name, "an object") }
         return JSONObject(members: members, context: "\(context).\(name)")

@@ -28,6 +28,10 @@ extension RemoteInfo {
             out.raw(",\"replicaHighWater\":")
             out.number(replicaHighWater)
         }
+        if let signature {
+            out.raw(",\"signature\":")
+            out.string(signature.description)
+        }
         out.raw(",\"store\":")
         out.string(store)
         out.raw("}")
@@ -49,7 +53,8 @@ extension RemoteInfo {
         self.init(
             store: try object.string("store"), head: try object.uint64("head"), epoch: try object.string("epoch"),
             digest: try object.digest("digest"), limits: limits,
-            replicaHighWater: object.members["replicaHighWater"] == nil ? nil : try object.uint64("replicaHighWater"))
+            replicaHighWater: object.members["replicaHighWater"] == nil ? nil : try object.uint64("replicaHighWater"),
+            signature: try object.signature("signature"))
     }
 }
 
@@ -166,6 +171,10 @@ extension PushResponse {
         out.number(highWater)
         out.raw(",\"replica\":")
         out.string(replica.description)
+        if let signature {
+            out.raw(",\"signature\":")
+            out.string(signature.description)
+        }
         out.raw("}")
         return out.bytes
     }
@@ -181,7 +190,7 @@ extension PushResponse {
         self.init(
             accepted: try object.int("accepted"), duplicates: try object.int("duplicates"),
             head: try object.uint64("head"), digest: try object.digest("digest"), epoch: try object.string("epoch"),
-            replica: replica, highWater: try object.uint64("highWater"))
+            replica: replica, highWater: try object.uint64("highWater"), signature: try object.signature("signature"))
     }
 }
 
@@ -194,12 +203,14 @@ extension PullPage {
             event.writeJSON(into: &events)
         }
         return PullPage.jsonBytes(
-            eventsJSON: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum)
+            eventsJSON: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum,
+            signature: signature)
     }
 
     /// The JSON body of a page whose events are already encoded (comma-separated).
     package static func jsonBytes(
-        eventsJSON: [UInt8], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum
+        eventsJSON: [UInt8], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum,
+        signature: MarkSignature?
     ) -> [UInt8] {
         var out = JSONOut()
         out.bytes.reserveCapacity(eventsJSON.count + 200)
@@ -215,6 +226,10 @@ extension PullPage {
         out.number(head)
         out.raw(",\"next\":")
         out.number(next)
+        if let signature {
+            out.raw(",\"signature\":")
+            out.string(signature.description)
+        }
         out.raw("}")
         return out.bytes
     }
@@ -255,7 +270,8 @@ extension PullPage {
         }
         self.init(
             events: events, next: try object.uint64("next"), head: try object.uint64("head"),
-            epoch: try object.string("epoch"), digest: try object.digest("digest"), checksum: checksum)
+            epoch: try object.string("epoch"), digest: try object.digest("digest"), checksum: checksum,
+            signature: try object.signature("signature"))
     }
 
     /// A page in exactly the form ``jsonBytes()`` writes, or `nil` where the bytes differ from it
@@ -281,9 +297,17 @@ extension PullPage {
             guard reader.skip("]") else { return nil }
         }
         guard reader.skip(#","head":"#), let head = reader.integer(), reader.skip(#","next":"#),
-            let next = reader.integer(), reader.skip("}"), reader.isAtEnd
+            let next = reader.integer()
         else { return nil }
-        self.init(events: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum)
+        var signature: MarkSignature?
+        if reader.skip(#","signature":"#) {
+            guard let hex = reader.string(), let parsed = MarkSignature(hex: hex) else { return nil }
+            signature = parsed
+        }
+        guard reader.skip("}"), reader.isAtEnd else { return nil }
+        self.init(
+            events: events, next: next, head: head, epoch: epoch, digest: digest, checksum: checksum,
+            signature: signature)
         receivedChecksum = PageChecksum(rawValue: hash.state)
     }
 }

@@ -10,12 +10,21 @@ public struct ContinuityCheck: Sendable, Hashable {
     public var seq: UInt64
     /// The server's digest at ``seq``.
     public var digest: LogDigest
+    /// The server's signature of ``epoch``, ``seq`` and ``digest`` (`nil` for a mark from a
+    /// server that did not sign it): only a signed mark can prove that the server's log was
+    /// rewound.
+    public var signature: MarkSignature?
+    /// Whether the server takes this check's word for a rewind without a signature (set by a
+    /// server configured to, for clients of an earlier release; see
+    /// `SyncService.Configuration.trustsUnsignedMarks`).
+    package var trustedUnsigned = false
 
     /// Creates a check.
-    public init(epoch: String, seq: UInt64, digest: LogDigest) {
+    public init(epoch: String, seq: UInt64, digest: LogDigest, signature: MarkSignature? = nil) {
         self.epoch = epoch
         self.seq = seq
         self.digest = digest
+        self.signature = signature
     }
 }
 
@@ -36,11 +45,14 @@ public struct RemoteInfo: Sendable, Hashable {
     /// events it published — it was restored from an older copy, or another copy of it wrote
     /// under the same id — and moves to a new replica id before it writes more.
     public var replicaHighWater: UInt64?
+    /// The server's signature of ``epoch``, ``head`` and ``digest`` (`nil` from a server that does
+    /// not sign marks).
+    public var signature: MarkSignature?
 
     /// Creates an info.
     public init(
         store: String, head: UInt64, epoch: String, digest: LogDigest, limits: SyncLimits,
-        replicaHighWater: UInt64? = nil
+        replicaHighWater: UInt64? = nil, signature: MarkSignature? = nil
     ) {
         self.store = store
         self.head = head
@@ -48,6 +60,7 @@ public struct RemoteInfo: Sendable, Hashable {
         self.digest = digest
         self.limits = limits
         self.replicaHighWater = replicaHighWater
+        self.signature = signature
     }
 }
 
@@ -108,12 +121,16 @@ public struct PushResponse: Sendable, Hashable {
     public var replica: ReplicaID
     /// The highest origin seq of ``replica``'s own events the server holds (0 for none).
     public var highWater: UInt64
+    /// The server's signature of ``epoch``, ``head`` and ``digest`` (`nil` from a server that does
+    /// not sign marks).
+    public var signature: MarkSignature?
 
     /// Creates a response.
     public init(
         accepted: Int, duplicates: Int, head: UInt64, digest: LogDigest, epoch: String, replica: ReplicaID,
-        highWater: UInt64
+        highWater: UInt64, signature: MarkSignature? = nil
     ) {
+        self.signature = signature
         self.accepted = accepted
         self.duplicates = duplicates
         self.head = head
@@ -141,6 +158,9 @@ public struct PullPage: Sendable, Hashable {
     public var digest: LogDigest
     /// The checksum of ``events`` (see ``PageChecksum``).
     public var checksum: PageChecksum
+    /// The server's signature of ``epoch``, ``next`` and ``digest`` (`nil` from a server that does
+    /// not sign marks, and for a page past the head).
+    public var signature: MarkSignature?
     /// The checksum of the events' JSON as it was received, when the page was decoded from its
     /// canonical form: the same as the events' own (``PageChecksum/init(events:)``) without
     /// encoding them again. `nil` once ``events`` changes.
@@ -148,8 +168,10 @@ public struct PullPage: Sendable, Hashable {
 
     /// Creates a page.
     public init(
-        events: [Event], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum
+        events: [Event], next: UInt64, head: UInt64, epoch: String, digest: LogDigest, checksum: PageChecksum,
+        signature: MarkSignature? = nil
     ) {
+        self.signature = signature
         self.events = events
         self.next = next
         self.head = head
@@ -160,11 +182,11 @@ public struct PullPage: Sendable, Hashable {
 }
 
 extension PullPage {
-    /// Pages are equal when their events, cursor, head, epoch, digest and checksum are: how a
-    /// page was decoded does not count.
+    /// Pages are equal when their events, cursor, head, epoch, digest, checksum and signature
+    /// are: how a page was decoded does not count.
     public static func == (lhs: PullPage, rhs: PullPage) -> Bool {
         lhs.events == rhs.events && lhs.next == rhs.next && lhs.head == rhs.head && lhs.epoch == rhs.epoch
-            && lhs.digest == rhs.digest && lhs.checksum == rhs.checksum
+            && lhs.digest == rhs.digest && lhs.checksum == rhs.checksum && lhs.signature == rhs.signature
     }
 
     /// Hashes what ``==(_:_:)`` compares.
@@ -175,5 +197,6 @@ extension PullPage {
         hasher.combine(epoch)
         hasher.combine(digest)
         hasher.combine(checksum)
+        hasher.combine(signature)
     }
 }

@@ -90,6 +90,7 @@ public struct HTTPTransport: SyncTransport {
         var items = items
         if let check {
             items += [("epoch", check.epoch), ("mark", String(check.seq)), ("digest", check.digest.description)]
+            if let signature = check.signature { items.append(("signature", signature.description)) }
         }
         guard !items.isEmpty else { return "" }
         return "?"

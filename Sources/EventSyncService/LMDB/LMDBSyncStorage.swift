@@ -337,15 +337,24 @@ final class LMDBSyncStorage: SyncStorage {
 
     // MARK: Epochs
 
+    /// Gives `store` an epoch and its key when it has none: a new store, or (the key alone) one
+    /// whose epoch predates signed marks.
     static func ensureEpoch(_ store: Store, logger: Logger, name: String) async throws {
-        if try store.read({ try StoreLedger.epoch(in: $0) }) != nil { return }
-        let created = try await store.write { writer -> String? in
-            guard try StoreLedger.epoch(in: writer) == nil else { return nil }
-            let epoch = ReplicaID.random().description
-            try writer.setMetadata(Array(epoch.utf8), forKey: SyncService.epochKey)
-            return epoch
+        @Sendable func complete(_ reader: StoreReader) throws -> Bool {
+            try StoreLedger.epoch(in: reader) != nil && StoreLedger.epochKey(in: reader) != nil
         }
-        if let created { logger.info("epoch created", metadata: ["store": "\(name)", "epoch": "\(created)"]) }
+        if try store.read(complete) { return }
+        let created = try await store.write { writer -> (epoch: String, keyOnly: Bool)? in
+            guard try !complete(writer) else { return nil }
+            let existing = try StoreLedger.epoch(in: writer)
+            let epoch = existing ?? ReplicaID.random().description
+            try StoreWriterLedger.setEpoch(epoch, key: .random(), in: writer)
+            return (epoch, existing != nil)
+        }
+        guard let created else { return }
+        logger.info(
+            created.keyOnly ? "epoch key created" : "epoch created",
+            metadata: ["store": "\(name)", "epoch": "\(created.epoch)"])
     }
 
     /// Starts a new epoch when `check` proves the log was rewound (read first, then a write
@@ -361,7 +370,7 @@ final class LMDBSyncStorage: SyncStorage {
             var ledger = StoreWriterLedger(writer: writer, chained: chained)
             guard try ledger.continuityBroken(check) else { return nil }
             let epoch = ReplicaID.random().description
-            try ledger.setEpoch(epoch)
+            try ledger.setEpoch(epoch, key: .random())
             return epoch
         }
         if let rotated { SyncService.logRotation(logger, name: name, check: check, epoch: rotated) }
@@ -376,9 +385,12 @@ final class LMDBSyncStorage: SyncStorage {
         let chained = served.chained
         return try served.store.read { reader in
             let ledger = StoreLedger(reader: reader, chained: chained)
+            let head = try ledger.head()
+            let digest = try ledger.headDigest()
             return RemoteInfo(
-                store: name, head: try ledger.head(), epoch: try ledger.epoch(), digest: try ledger.headDigest(),
-                limits: limits, replicaHighWater: try replica.map { try ledger.highWater(of: $0) })
+                store: name, head: head, epoch: try ledger.epoch(), digest: digest, limits: limits,
+                replicaHighWater: try replica.map { try ledger.highWater(of: $0) },
+                signature: try ledger.signature(at: head, digest: digest))
         }
     }
 
@@ -415,7 +427,7 @@ final class LMDBSyncStorage: SyncStorage {
             if request.after < head {
                 try reader.forEachEvent(from: request.after + 1) { builder.add($0) }
             }
-            return builder.finish(digest: try ledger.digest(at: builder.page.next) ?? .empty)
+            return builder.finish(digest: try ledger.digest(at: builder.page.next), key: try ledger.epochKey())
         }
     }
 }

@@ -6,6 +6,7 @@ import EventSync
 /// | Key | Value |
 /// |---|---|
 /// | `sync.epoch` | the epoch (32 hex digits) |
+/// | `sync.epoch-key` | the key that signs the epoch's marks (16 bytes, ``EpochKey``) |
 /// | `sync.origin.<replica>` | the replica's high-water mark (8 bytes, big-endian) |
 /// | `sync.owner.<replica>` | the credential id that owns the replica id |
 /// | `sync.declared.<replica>` | the epoch, NUL, the highest origin sequence the owner declared (8 bytes) |
@@ -25,6 +26,16 @@ struct StoreLedger: SyncLedgerReading {
 
     static func epoch(in reader: StoreReader) throws -> String? {
         try reader.metadata(forKey: SyncService.epochKey).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func epochKey() throws -> EpochKey? { try StoreLedger.epochKey(in: reader) }
+
+    static func epochKey(in reader: StoreReader) throws -> EpochKey? {
+        guard let bytes = try reader.metadata(forKey: SyncService.epochSigningKey) else { return nil }
+        guard let key = EpochKey(bytes: bytes) else {
+            throw SyncError(.internalError, "the store's epoch key is damaged (\(bytes.count) bytes, not 16)")
+        }
+        return key
     }
 
     func head() throws -> UInt64 { try reader.head() }
@@ -87,6 +98,7 @@ struct StoreWriterLedger: SyncLedger {
     }
 
     func epoch() throws -> String { try reading.epoch() }
+    func epochKey() throws -> EpochKey? { try reading.epochKey() }
     func head() throws -> UInt64 { try reading.head() }
     func digest(at seq: UInt64) throws -> LogDigest? { try reading.digest(at: seq) }
     func highWater(of replica: ReplicaID) throws -> UInt64 { try reading.highWater(of: replica) }
@@ -94,8 +106,14 @@ struct StoreWriterLedger: SyncLedger {
     func declaration(of replica: ReplicaID) throws -> ReplicaDeclaration? { try reading.declaration(of: replica) }
     func holds(_ id: EventID) throws -> Bool { try reading.holds(id) }
 
-    mutating func setEpoch(_ epoch: String) throws {
+    mutating func setEpoch(_ epoch: String, key: EpochKey) throws {
+        try StoreWriterLedger.setEpoch(epoch, key: key, in: writer)
+    }
+
+    /// Records `epoch` and its key in `writer`'s transaction.
+    static func setEpoch(_ epoch: String, key: EpochKey, in writer: StoreWriter) throws {
         try writer.setMetadata(Array(epoch.utf8), forKey: SyncService.epochKey)
+        try writer.setMetadata(key.bytes, forKey: SyncService.epochSigningKey)
     }
 
     mutating func setHighWater(_ sequence: UInt64, of replica: ReplicaID) throws {
@@ -121,6 +139,8 @@ struct StoreWriterLedger: SyncLedger {
 extension SyncService {
     /// The meta key of a store's epoch.
     package static let epochKey = "sync.epoch"
+    /// The meta key of the key that signs the epoch's marks (``EpochKey``).
+    package static let epochSigningKey = "sync.epoch-key"
     /// The meta key prefix of the per-origin high-water marks.
     package static let originKeyPrefix = "sync.origin."
     /// The meta key prefix of replica owners (`sync.owner.<replica>` → credential id).

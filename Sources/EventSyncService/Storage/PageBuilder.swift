@@ -34,11 +34,16 @@ package struct PageBuilder {
         return page.count < request.limit
     }
 
-    /// The page, with the digest of the log at its last event (``EncodedPage/next``).
-    package func finish(digest: LogDigest) -> EncodedPage {
+    /// The page, with the digest of the log at its last event (``EncodedPage/next``) and the
+    /// signature of that mark by `key` (none without a key, or past the head, where the log has no
+    /// digest: a signed mark past the head would let a client prove a rewind that never was).
+    package func finish(digest: LogDigest?, key: EpochKey?) -> EncodedPage {
         var page = page
         page.checksum = PageChecksum(rawValue: hash.state)
-        page.digest = digest
+        page.digest = digest ?? .empty
+        if let digest, page.next <= page.head {
+            page.signature = key?.signature(epoch: page.epoch, seq: page.next, digest: digest)
+        }
         return page
     }
 }

@@ -12,7 +12,7 @@ extension SyncLedger {
         var rotated: String?
         if try continuityBroken(push.check) {
             let epoch = ReplicaID.random().description
-            try setEpoch(epoch)
+            try setEpoch(epoch, key: .random())
             rotated = epoch
         }
         try claim(
@@ -41,9 +41,11 @@ extension SyncLedger {
             try setHighWater(sequence, of: origin)
         }
         let replica = push.request.replica
+        let head = try head()
+        let digest = try headDigest()
         let response = PushResponse(
-            accepted: accepted, duplicates: duplicates, head: try head(), digest: try headDigest(), epoch: try epoch(),
-            replica: replica, highWater: try highWater(of: replica))
+            accepted: accepted, duplicates: duplicates, head: head, digest: digest, epoch: try epoch(),
+            replica: replica, highWater: try highWater(of: replica), signature: try signature(at: head, digest: digest))
         return PushOutcome(response: response, rotatedEpoch: rotated)
     }
 }

@@ -9,6 +9,9 @@ package import EventSync
 package protocol SyncLedgerReading {
     /// The store's current epoch.
     func epoch() throws -> String
+    /// The key that signs the marks of the current epoch (`nil` for a store whose epoch predates
+    /// signed marks and got no key yet: its marks go out unsigned).
+    func epochKey() throws -> EpochKey?
     /// The seq of the last event in the log (0 for none).
     func head() throws -> UInt64
     /// The digest of the log through `seq`, or `nil` when the log is shorter.
@@ -44,8 +47,8 @@ extension SyncLedgerReading {
 
 /// ``SyncLedgerReading`` in a write transaction.
 package protocol SyncLedger: SyncLedgerReading {
-    /// Starts `epoch`.
-    mutating func setEpoch(_ epoch: String) throws
+    /// Starts `epoch`, whose marks `key` signs.
+    mutating func setEpoch(_ epoch: String, key: EpochKey) throws
     /// Records the high-water mark of `replica`.
     mutating func setHighWater(_ sequence: UInt64, of replica: ReplicaID) throws
     /// Makes `credential` the owner of `replica`.
@@ -89,24 +92,46 @@ package struct ReplicaDeclaration: Sendable, Hashable {
 }
 
 extension SyncLedgerReading {
-    /// Whether `check` proves the log was rewound: same epoch, but the log no longer holds what
-    /// the client saw at its mark (it is shorter, or its digest there differs).
+    /// Whether `check` proves the log was rewound: same epoch, a mark the server signed, but the
+    /// log no longer holds what the client saw there (it is shorter, or its digest there differs).
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/unverifiedMark`` when the check claims a rewind with a
+    ///   mark the server did not sign (see ``ContinuityCheck/provesRewound(epoch:key:digestAtMark:)``).
     package func continuityBroken(_ check: ContinuityCheck?) throws -> Bool {
         guard let check, check.seq > 0, try epoch() == check.epoch else { return false }
-        return check.provesRewound(epoch: check.epoch, digestAtMark: try digest(at: check.seq))
+        return try check.provesRewound(epoch: check.epoch, key: try epochKey(), digestAtMark: try digest(at: check.seq))
     }
 
     /// The digest at the head.
     package func headDigest() throws -> LogDigest {
         try digest(at: head()) ?? .empty
     }
+
+    /// The signature of the mark at `seq`, where the log's digest is `digest` (`nil` when the
+    /// epoch has no key).
+    package func signature(at seq: UInt64, digest: LogDigest) throws -> MarkSignature? {
+        try epochKey()?.signature(epoch: epoch(), seq: seq, digest: digest)
+    }
 }
 
 extension ContinuityCheck {
-    /// Whether this check proves a store's log was rewound, given the store's `epoch` and the
-    /// digest of its log at the check's mark (`nil` when the log is shorter): the same epoch, a
-    /// mark past the start, and a log that no longer holds what the client saw there.
-    package func provesRewound(epoch: String, digestAtMark: LogDigest?) -> Bool {
-        seq > 0 && epoch == self.epoch && digestAtMark != digest
+    /// Whether this check proves a store's log was rewound, given the store's `epoch`, the key
+    /// that signs its marks and the digest of its log at the check's mark (`nil` when the log is
+    /// shorter): the same epoch, a mark past the start, and a log that no longer holds what the
+    /// client saw there, at a mark that `key` signed.
+    ///
+    /// - Throws: ``EventSync/SyncError/Code/unverifiedMark`` when the log does not hold the mark
+    ///   but `key` did not sign it (a mark the client made up, one from before the epoch had a
+    ///   key, or one signed with a key a restore lost): the server cannot tell a rewind from a
+    ///   forgery, starts no new epoch, and the request changes nothing.
+    package func provesRewound(epoch: String, key: EpochKey?, digestAtMark: LogDigest?) throws -> Bool {
+        guard seq > 0 && epoch == self.epoch && digestAtMark != digest else { return false }
+        guard (trustedUnsigned && signature == nil) || key?.signed(self) == true else {
+            throw SyncError(
+                .unverifiedMark,
+                "the log does not hold the continuity mark \(seq) with digest \(digest), and the server did not sign "
+                    + "that mark: no new epoch is started; forget the positions and sync everything again")
+        }
+        return true
     }
 }

@@ -77,4 +77,7 @@ package struct EncodedPage: Sendable {
     package var epoch: String
     package var digest = LogDigest.empty
     package var checksum = PageChecksum(rawValue: 0)
+    /// The signature of the mark at ``next`` (`nil` when the epoch has no key, or for a page past
+    /// the head).
+    package var signature: MarkSignature?
 }

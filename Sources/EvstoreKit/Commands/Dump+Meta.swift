@@ -11,7 +11,7 @@ package struct MetaEntry: Sendable, Hashable {
     package var key: String
     /// The decoded value: integers as numbers, the replica id as hex, clock stamps as decimal
     /// strings (like every stamp in the tool's JSON), sync cursors as objects `{"epoch",
-    /// "pushed", "pulled", "mark", "digest", "deferred"}`, other text as a string, other bytes as hex.
+    /// "pushed", "pulled", "mark", "digest", "signature", "deferred"}`, other text as a string, other bytes as hex.
     package var value: Value
     /// The value as the table shows it (`2026-11-22T10:39:41.595Z+1` for a stamp).
     package var text: String
@@ -144,6 +144,12 @@ enum MetaDecoder {
                 let text = String(decoding: bytes, as: UTF8.self)
                 return entry(.string(text), text, "server: this store's epoch")
             }
+            if key == SyncService.epochSigningKey {
+                // A secret: whoever reads it could sign continuity marks.
+                return entry(
+                    .string("(secret)"), "(\(bytes.count) bytes, not shown)",
+                    "server: the key that signs this epoch's continuity marks")
+            }
             if key.hasPrefix(SyncCursor.keyPrefix) {
                 guard let cursor = try? SyncCursor(decoding: bytes) else {
                     return raw("sync cursor that does not decode")
@@ -189,12 +195,15 @@ enum MetaDecoder {
 }
 
 extension SyncCursor {
-    /// The cursor as a JSON value: `{"epoch", "pushed", "pulled", "mark", "digest", "deferred"}`.
+    /// The cursor as a JSON value: `{"epoch", "pushed", "pulled", "mark", "digest", "signature",
+    /// "deferred"}` (`signature` is null for a mark the server did not sign).
     var json: Value {
         [
             "epoch": epoch.map(Value.string) ?? .null, "pushed": .int(Int64(clamping: pushed)),
             "pulled": .int(Int64(clamping: pulled)), "mark": .int(Int64(clamping: mark)),
-            "digest": .string(markDigest.description), "deferred": .int(Int64(deferredRelays.count)),
+            "digest": .string(markDigest.description),
+            "signature": markSignature.map { .string($0.description) } ?? .null,
+            "deferred": .int(Int64(deferredRelays.count)),
         ]
     }
 

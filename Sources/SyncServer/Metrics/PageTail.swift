@@ -15,6 +15,7 @@ struct PageTail: Hashable, Sendable {
         var end = body.endIndex
         guard end > body.startIndex, body[end - 1] == UInt8(ascii: "}") else { return nil }
         end -= 1
+        PageTail.skipSignature(before: &end, in: body)
         guard let next = PageTail.field("next", before: &end, in: body), end > body.startIndex,
             body[end - 1] == UInt8(ascii: ",")
         else { return nil }
@@ -27,6 +28,17 @@ struct PageTail: Hashable, Sendable {
     /// The number of events of a page that starts after `after`.
     func events(after: UInt64) -> UInt64 {
         next > after ? next - after : 0
+    }
+
+    /// Moves `end` to the start of `,"signature":"HEX"` when the bytes before it are one (the
+    /// page's last member, after `next`, when the server signs its marks).
+    private static func skipSignature(before end: inout Int, in body: [UInt8]) {
+        let name = Array(#","signature":""#.utf8)
+        let length = name.count + 16 + 1
+        guard end - body.startIndex >= length, body[end - 1] == UInt8(ascii: "\""),
+            body[(end - length)..<(end - 17)].elementsEqual(name)
+        else { return }
+        end -= length
     }
 
     /// Reads `"key":DIGITS` ending at `end`, and moves `end` to its start.

@@ -115,27 +115,148 @@ struct EpochTests {
         #expect(try cluster.synchronizer(1).pendingCount() == 0)
     }
 
-    @Test func continuityChecksOnlyRotateOnRealMismatches() async throws {
+    /// A cluster whose one replica synced `count` notes, and the server's info after.
+    static func synced(notes count: Int) async throws -> (cluster: SyncCluster, replica: Store, info: RemoteInfo) {
         let cluster = try SyncCluster()
+        do {
+            let replica = try cluster.addReplica()
+            try await appendNotes(replica, count: count)
+            try await cluster.synchronizer(0).sync()
+            return (cluster, replica, try await cluster.service.info(store: cluster.storeName))
+        } catch {
+            cluster.close()
+            throw error
+        }
+    }
+
+    @Test func continuityChecksOnlyRotateOnRealMismatches() async throws {
+        let (cluster, _, info) = try await Self.synced(notes: 5)
         defer { cluster.close() }
-        let a = try cluster.addReplica()
-        try await appendNotes(a, count: 5)
-        try await cluster.synchronizer(0).sync()
-        let info = try await cluster.service.info(store: cluster.storeName)
         let cursor = try cluster.synchronizer(0).cursor()
         #expect(cursor.mark == 5 && cursor.markDigest == info.digest)
+        #expect(cursor.markSignature != nil && cursor.markSignature == info.signature, "the server signs its marks")
         // A matching mark, an old epoch, or no mark: no change.
         _ = try await cluster.service.info(store: cluster.storeName, check: cursor.check)
         _ = try await cluster.service.info(
             store: cluster.storeName, check: ContinuityCheck(epoch: "old", seq: 99, digest: .empty))
         #expect(try await cluster.service.info(store: cluster.storeName).epoch == info.epoch)
-        // A mark past the head: rotation.
-        let rotated = try await cluster.service.info(
-            store: cluster.storeName, check: ContinuityCheck(epoch: info.epoch, seq: 6, digest: info.digest))
-        #expect(rotated.epoch != info.epoch)
-        // A wrong digest: rotation again.
-        let again = try await cluster.service.info(
-            store: cluster.storeName, check: ContinuityCheck(epoch: rotated.epoch, seq: 3, digest: .empty))
-        #expect(again.epoch != rotated.epoch)
+        // A matching digest needs no signature.
+        _ = try await cluster.service.info(
+            store: cluster.storeName, check: ContinuityCheck(epoch: info.epoch, seq: 5, digest: info.digest))
+        #expect(try await cluster.service.info(store: cluster.storeName).epoch == info.epoch)
+    }
+
+    /// A client cannot start a new epoch (and so a full sync of every client) with a mark the
+    /// server did not sign: a mark past the head, another digest at a mark, a signature copied
+    /// from another mark or made up. Each is refused, on every operation, and changes nothing.
+    @Test func aForgedMarkStartsNoEpoch() async throws {
+        let (cluster, a, info) = try await Self.synced(notes: 5)
+        defer { cluster.close() }
+        let signature = try #require(info.signature)
+        let forged = [
+            ContinuityCheck(epoch: info.epoch, seq: 6, digest: info.digest),
+            ContinuityCheck(epoch: info.epoch, seq: 6, digest: info.digest, signature: signature),
+            ContinuityCheck(epoch: info.epoch, seq: 1 << 40, digest: .empty, signature: MarkSignature(rawValue: 7)),
+            ContinuityCheck(epoch: info.epoch, seq: 3, digest: .empty),
+            ContinuityCheck(epoch: info.epoch, seq: 5, digest: .empty, signature: signature),
+        ]
+        let replica = try a.currentIdentity().replica
+        for check in forged {
+            await expectSyncError(.unverifiedMark) {
+                _ = try await cluster.service.info(store: cluster.storeName, check: check)
+            }
+            await expectSyncError(.unverifiedMark) {
+                _ = try await cluster.service.pull(store: cluster.storeName, after: 0, check: check)
+            }
+            await expectSyncError(.unverifiedMark) {
+                _ = try await cluster.service.push(
+                    store: cluster.storeName, PushRequest(replica: replica, events: [], through: 5), check: check)
+            }
+        }
+        let after = try await cluster.service.info(store: cluster.storeName)
+        #expect(after.epoch == info.epoch && after.head == 5 && after.signature == signature)
+    }
+
+    /// A service that trusts unsigned marks (for clients of an earlier release) starts a new
+    /// epoch on an unsigned claim of a rewind, as before marks were signed; a signature that
+    /// does not verify is still refused.
+    @Test func aServiceMayTrustUnsignedMarks() async throws {
+        let directory = TemporaryDirectory(prefix: "epoch-trust")
+        defer { directory.remove() }
+        var configuration = SyncService.Configuration(dataDirectory: directory.appending("server"))
+        configuration.trustsUnsignedMarks = true
+        let service = try SyncService(configuration: configuration)
+        defer { service.close() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+        _ = try await service.push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
+        let info = try await service.info(store: "notes")
+        let signature = try #require(info.signature)
+        await expectSyncError(.unverifiedMark) {
+            _ = try await service.info(
+                store: "notes",
+                check: ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest, signature: signature))
+        }
+        #expect(try await service.info(store: "notes").epoch == info.epoch)
+        let rotated = try await service.info(
+            store: "notes", check: ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest))
+        #expect(rotated.epoch != info.epoch && rotated.signature != nil)
+    }
+
+    /// A mark the server did not sign (from before servers signed marks, or signed with a key a
+    /// restore lost) cannot prove a rewind; after a real one the client still loses nothing: the
+    /// server answers `unverified-mark`, and the client forgets its positions and syncs
+    /// everything again in the same epoch.
+    @Test func aClientWithAnUnsignedMarkGetsEverythingBackAfterARestore() async throws {
+        let cluster = try SyncCluster()
+        defer { cluster.close() }
+        let a = try cluster.addReplica()
+        // Before the restore the server's answers come without signatures.
+        try await appendNotes(a, count: 3, prefix: "a")
+        try await cluster.synchronizer(0, transport: UnsignedMarks(base: cluster.transport())).sync()
+        let backup = try Self.backUp(cluster)
+        try await appendNotes(a, count: 4, prefix: "late")
+        try await cluster.synchronizer(0, transport: UnsignedMarks(base: cluster.transport())).sync()
+        let cursor = try cluster.synchronizer(0).cursor()
+        #expect(cursor.mark == 7 && cursor.markSignature == nil)
+        let epoch = try await cluster.service.info(store: cluster.storeName).epoch
+
+        try Self.restore(cluster, from: backup)
+        #expect(try await cluster.serverStore().head() == 3)
+        let report = try await cluster.synchronizer(0).sync()
+        #expect(report.epochChanged, "the client re-synced")
+        #expect(report.pushed == 4 && report.pulled == 0, "the 4 events the restore lost")
+        let server = try await cluster.serverStore()
+        #expect(try server.head() == 7)
+        #expect(try await cluster.service.info(store: cluster.storeName).epoch == epoch, "no new epoch")
+        #expect(Set(try eventIDs(of: a)) == Set(try eventIDs(of: server)))
+        #expect(try cluster.synchronizer(0).pendingCount() == 0)
+        #expect(try cluster.synchronizer(0).cursor().markSignature != nil)
+    }
+}
+
+/// A transport to a server that does not sign its marks: every answer's signature is dropped.
+private struct UnsignedMarks: SyncTransport {
+    let base: any SyncTransport
+
+    var remoteIdentifier: String { base.remoteIdentifier }
+
+    func info(check: ContinuityCheck?, replica: ReplicaID?) async throws -> RemoteInfo {
+        var info = try await base.info(check: check, replica: replica)
+        info.signature = nil
+        return info
+    }
+
+    func push(_ request: PushRequest, check: ContinuityCheck?) async throws -> PushResponse {
+        var response = try await base.push(request, check: check)
+        response.signature = nil
+        return response
+    }
+
+    func pull(after: UInt64, limit: Int, check: ContinuityCheck?) async throws -> PullPage {
+        var page = try await base.pull(after: after, limit: limit, check: check)
+        page.signature = nil
+        return page
     }
 }

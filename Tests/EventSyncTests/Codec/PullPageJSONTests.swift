@@ -169,7 +169,7 @@ struct PullPageJSONTests {
         let text = String(
             decoding: PullPage.jsonBytes(
                 eventsJSON: Array(spelled.joined(separator: [UInt8(ascii: ",")])), next: page.next, head: page.head,
-                epoch: page.epoch, digest: page.digest, checksum: declared), as: UTF8.self)
+                epoch: page.epoch, digest: page.digest, checksum: declared, signature: nil), as: UTF8.self)
         #expect(declared != PageChecksum(events: try PullPage(parsing: Array(text.utf8)).events), "\(name)")
         for body in [text, " " + text] {
             let page = try PullPage(json: Array(body.utf8))

@@ -73,6 +73,39 @@ struct LMDBSyncStorageTests {
         #expect(closedDuringAPush > 0)
     }
 
+    /// A store written before epochs had keys gets one when the service opens it: its marks are
+    /// signed from then on, and its epoch stays.
+    @Test func aStoreWithoutAnEpochKeyGetsOneOnOpen() async throws {
+        let directory = TemporaryDirectory(prefix: "lmdb-storage-key")
+        defer { directory.remove() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+        let configuration = SyncService.Configuration(dataDirectory: directory.appending("server"))
+        let first = try SyncService(configuration: configuration)
+        _ = try await first.push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
+        let before = try await first.info(store: "notes")
+        first.close()
+        do {
+            let store = try Store.open(at: directory.appending("server/notes"))
+            defer { store.close() }
+            try await store.write { writer in try writer.setMetadata(nil, forKey: "sync.epoch-key") }
+        }
+
+        let service = try SyncService(configuration: configuration)
+        defer { service.close() }
+        let info = try await service.info(store: "notes")
+        #expect(info.epoch == before.epoch && info.head == 1)
+        let signature = try #require(info.signature)
+        #expect(signature != before.signature, "a new key signs the epoch's marks")
+        let mark = ContinuityCheck(epoch: info.epoch, seq: 1, digest: info.digest, signature: signature)
+        #expect(try await service.info(store: "notes", check: mark).epoch == info.epoch)
+        // A mark the lost key signed past the head: unverified, no new epoch.
+        let lost = ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest, signature: before.signature)
+        await expectSyncError(.unverifiedMark) { _ = try await service.info(store: "notes", check: lost) }
+        #expect(try await service.info(store: "notes").epoch == info.epoch)
+    }
+
     /// An app's store is served under a name of its own: not one a store of the data directory
     /// has (nor its case twin), nor another served store's; serving the same store again changes
     /// nothing.

@@ -57,7 +57,9 @@ struct Tmpfs {
         emptyFiller()
         let length = freeBytes - bytes
         guard length > 0 else { return }
-        let fd = open(filler, O_RDWR | O_CREAT, 0o600)
+        // Close-on-exec: a process another test spawns meanwhile must not inherit the handle and
+        // keep the filler's space taken after `emptyFiller()` unlinked it.
+        let fd = open(filler, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SyncError(.local, "cannot create \(filler): errno \(errno)") }
         defer { close(fd) }
         let result = posix_fallocate(fd, 0, off_t(length))

@@ -54,9 +54,10 @@ struct PullPageJSONTests {
 
     static func text(_ page: PullPage) -> String { String(decoding: page.jsonBytes(), as: UTF8.self) }
 
-    @Test(arguments: [0, 1, 6])
-    func aCanonicalPageIsReadDirectlyAndChecksummedAsReceived(count: Int) throws {
-        let page = Self.page(Array(Self.events.prefix(count)))
+    @Test(arguments: [(0, false), (1, false), (6, false), (0, true), (6, true)])
+    func aCanonicalPageIsReadDirectlyAndChecksummedAsReceived(count: Int, signed: Bool) throws {
+        var page = Self.page(Array(Self.events.prefix(count)))
+        if signed { page.signature = MarkSignature(rawValue: 0x0123_4567_89ab_cdef) }
         let decoded = try PullPage(json: page.jsonBytes())
         #expect(decoded == page)
         // Only the direct reading sets it: the page took that path.

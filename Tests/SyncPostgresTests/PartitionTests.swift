@@ -165,15 +165,18 @@ struct PartitionTests {
         }
     }
 
-    /// A store kept by layout 3 (no keys) gets a key for its epoch when the database is upgraded:
-    /// its marks are signed from then on, and the epoch stays.
+    /// A store kept by layout 3 (no keys) gets a key for its epoch on its first request after the
+    /// upgrade (a push here: the key it makes is the one later answers sign with): its marks are
+    /// signed from then on, and the epoch stays.
     @Test func aStoreOfLayoutThreeGetsAKeyForItsEpoch() async throws {
         let database = try await TestPostgres.freshDatabase()
         let first = try SyncService(configuration: .init(backend: .postgres(database)))
-        try await withTemporaryStore { replica in
-            let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
-            _ = try await first.push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
-        }
+        let directory = TemporaryDirectory(prefix: "pg-key")
+        defer { directory.remove() }
+        let replica = try Store.open(at: directory.appending("replica"))
+        defer { replica.close() }
+        let event = try await replica.put("notes", id: "n1", fields: ["title": "one"])
+        _ = try await first.push(store: "notes", PushRequest(replica: replica.replicaID, events: [event]))
         let before = try await first.info(store: "notes")
         first.close()
         try await TestPostgres.withAdminClient(database) { client in
@@ -183,15 +186,19 @@ struct PartitionTests {
         }
         let upgraded = try SyncService(configuration: .init(backend: .postgres(database)))
         defer { upgraded.close() }
+        let second = try await replica.put("notes", id: "n2", fields: ["title": "two"])
+        let pushed = try await upgraded.push(
+            store: "notes", PushRequest(replica: replica.replicaID, events: [second]))
         let info = try await upgraded.info(store: "notes")
-        #expect(info.epoch == before.epoch && info.head == 1)
+        #expect(info.epoch == before.epoch && info.head == 2)
         let signature = try #require(info.signature, "the upgraded store signs its marks")
+        #expect(pushed.signature == signature, "the push made the key that the info signs with")
         #expect(signature != before.signature, "with a key of its own")
-        let mark = ContinuityCheck(epoch: info.epoch, seq: 1, digest: info.digest, signature: signature)
+        let mark = ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest, signature: signature)
         #expect(try await upgraded.info(store: "notes", check: mark).epoch == info.epoch)
         await expectSyncError(.unverifiedMark) {
             _ = try await upgraded.info(
-                store: "notes", check: ContinuityCheck(epoch: info.epoch, seq: 2, digest: info.digest))
+                store: "notes", check: ContinuityCheck(epoch: info.epoch, seq: 3, digest: info.digest))
         }
     }
 

@@ -144,6 +144,7 @@ struct SharedDatabaseTests {
         let transport = InProcessTransport(service: services[0], storeName: "notes")
         try await phone.append((0..<10).map { .put("notes", id: "n\($0)", fields: ["title": "note \($0)"]) })
         _ = try await Synchronizer(store: phone, transport: transport).sync()
+        let epoch = try await services[0].info(store: "notes").epoch
         // The database loses its last four events, as a restore from an older backup would.
         try await TestPostgres.withAdminClient(database) { client in
             try await client.query("DELETE FROM evstore_events WHERE store = 'notes' AND seq > 6")
@@ -156,6 +157,8 @@ struct SharedDatabaseTests {
         }
         let report = try await Synchronizer(store: phone, transport: transport).sync()
         #expect(report.epochChanged)
+        // The phone's mark, signed by the database's key, proved the rewind.
+        #expect(try await services[0].info(store: "notes").epoch != epoch)
         let page = try await services[0].pull(store: "notes", after: 0, limit: 100)
         #expect(Set(page.events.map(\.id)) == Set(try eventIDs(of: phone)))
         #expect(page.head == 10)

@@ -59,7 +59,7 @@ struct HTTPContractTests {
                 "digest=\(digest)", "mark=3&digest=\(digest)",
                 // A signature without the check it signs, or outside its form.
                 "signature=\(signature)", "epoch=\(epoch)&mark=3&signature=\(signature)",
-                "epoch=\(epoch)&mark=3&digest=\(digest)&signature=\(signature.uppercased())",
+                "epoch=\(epoch)&mark=3&digest=\(digest)&signature=A\(signature.dropFirst())",
                 "epoch=\(epoch)&mark=3&digest=\(digest)&signature=\(signature)0",
                 "epoch=\(epoch)&mark=3&digest=\(digest)&signature=",
             ]

@@ -39,7 +39,7 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     /// `pushed 3, pulled 5, duplicates 0, conflicts 1`.
     public var description: String {
         var text = "pushed \(pushed), pulled \(pulled), duplicates \(duplicates), conflicts \(conflicts)"
-        if epochChanged { text += " (server epoch changed: re-synced)" }
+        if epochChanged { text += " (server restored or reset: re-synced)" }
         if heldPull > 0 { text += " (\(heldPull) server events wait for an unmetered network)" }
         for change in replicaChanges {
             text += " (replica id reused elsewhere: now \(change.current), \(change.restamped.count) events restamped)"

@@ -4,8 +4,9 @@ import EventStore
 /// ``LogDigest`` there, made with a secret key that the server keeps with the epoch and never
 /// sends.
 ///
-/// Every answer that reports a digest carries the signature of it (``PullPage/signature``,
-/// ``PushResponse/signature``, ``RemoteInfo/signature``), and the client sends the signature of
+/// Every answer that reports a digest at or below the head carries the signature of it
+/// (``PullPage/signature``, ``PushResponse/signature``, ``RemoteInfo/signature``; none from a
+/// server that does not sign marks), and the client sends the signature of
 /// its mark back with its ``ContinuityCheck``. A server starts a new epoch only for a check
 /// whose signature it made itself: a mark a client invented (past the head, or with another
 /// digest) cannot rotate the epoch. A restored server still recognises the marks it signed

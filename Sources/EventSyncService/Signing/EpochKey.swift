@@ -4,7 +4,9 @@ package import EventSync
 /// (``EventSync/MarkSignature``), so that only a mark the server made can prove its log was
 /// rewound and start a new epoch.
 ///
-/// A new key is made with every epoch and kept beside it (LMDB: the store's metadata
+/// A new key is made with every epoch (a process of an earlier version, during a rolling upgrade,
+/// changes the epoch and keeps the key: still sound, since the epoch is part of what is signed)
+/// and kept beside it (LMDB: the store's metadata
 /// `sync.epoch-key`; PostgreSQL: `evstore_stores.epoch_key`). A server restored from an older
 /// copy gets the key back with the epoch, so the marks it signed before the restore still
 /// verify and prove the rewind. The key never leaves the server.

@@ -71,7 +71,9 @@ package enum SyncOnce {
                 "pushed \(report.pushed), pulled \(report.pulled), duplicates \(report.duplicates), conflicts \(report.conflicts); "
                     + "the server log has \(report.serverHead) events, this store \(head)")
             if report.epochChanged {
-                output.line("the server's epoch changed (it was restored or reset): positions were reset")
+                output.line(
+                    "the server's log no longer held what this store saw (it was restored or reset): positions were "
+                        + "reset and everything synced again")
             }
             for change in report.replicaChanges {
                 output.line(

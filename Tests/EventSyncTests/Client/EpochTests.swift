@@ -79,11 +79,16 @@ struct EpochTests {
         await expectSyncError(.transport) { try await cluster.synchronizer(0, transport: faulty).sync() }
         let cursor = try cluster.synchronizer(0).cursor()
         #expect(cursor.pushed == 7 && cursor.pulled == 3 && cursor.mark == 7)
+        #expect(cursor.markSignature != nil, "the push answer's mark is signed")
 
         try Self.restore(cluster, from: backup)
         #expect(try await cluster.serverStore().head() == 3)
+        let epoch = try await cluster.service.info(store: cluster.storeName).epoch
         let report = try await cluster.synchronizer(0).sync()
         #expect(report.epochChanged)
+        #expect(
+            try await cluster.service.info(store: cluster.storeName).epoch != epoch,
+            "the signed mark of the push answer started a new epoch")
         #expect(report.pushed == 4 && report.pulled == 0)
         #expect(try await cluster.serverStore().head() == 7)
         #expect(try cluster.synchronizer(0).pendingCount() == 0)

@@ -17,7 +17,7 @@ extension TLSTests {
     func slowReadersOverTLS() async throws {
         var limits = SyncLimits()
         limits.maxPageBytes = 16 << 20
-        let timeout = Duration.seconds(3)
+        let timeout = Duration.seconds(5)
         try await withServer(
             limits: limits,
             configure: {
@@ -44,27 +44,29 @@ extension TLSTests {
                 var request = HTTPClientRequest(url: fixture.baseURL + "/v1/stores/files/events?after=0&limit=1000")
                 request.headers.add(name: "Authorization", value: "Bearer \(ServerFixture.adminToken)")
 
-                // Reads nothing for 6 s (twice the timeout), then what it can: the page was cut.
+                // Reads nothing for twice the timeout, then what it can: the page was cut.
                 let stalled = try await client.execute(request, timeout: .seconds(120))
                 #expect(stalled.status == .ok)
                 try await Task.sleep(for: timeout * 2)
                 let (stalledBytes, _) = await Self.read(stalled.body, nanosecondsPerByte: 0)
                 #expect(stalledBytes < 12_000_000, "\(stalledBytes) bytes of a stalled read")
 
-                // Reads at about 2 MB/s (a pause after each piece for its size), 6 s for the page,
-                // twice the timeout, in pieces of a small part of it. A round
-                // in which this task itself was held off longer than the timeout (the parallel
-                // suite on two cores) proves nothing either way, and is read again.
+                // Reads at about 1 MB/s (a pause after each piece for its size): 12 s for the page,
+                // more than twice the timeout, in pieces of a small part of it. A round in which
+                // this task waited half the timeout or more for a piece (the parallel suite on
+                // two cores, which holds off the server's event loop as well) proves nothing
+                // either way, and is read again.
                 var outcome: (bytes: Int, longestGap: Duration) = (0, .zero)
                 for _ in 0..<3 {
                     let slow = try await client.execute(request, timeout: .seconds(120))
                     let started = ContinuousClock.now
-                    outcome = await Self.read(slow.body, nanosecondsPerByte: 500)
+                    outcome = await Self.read(slow.body, nanosecondsPerByte: 1_000)
                     let took = ContinuousClock.now - started
                     #expect(outcome.bytes < 12_000_000 || took > timeout, "the read took \(took)")
-                    if outcome.longestGap < timeout { break }
+                    if outcome.longestGap < timeout / 2 { break }
                 }
-                #expect(outcome.longestGap < timeout, "the reader was held off \(outcome.longestGap) in every round")
+                #expect(
+                    outcome.longestGap < timeout / 2, "the reader was held off \(outcome.longestGap) in every round")
                 #expect(outcome.bytes >= 12_000_000, "\(outcome.bytes) bytes before the connection ended")
             }
         }

@@ -4,6 +4,7 @@ import EventSync
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import SyncServer
 import SyncTestSupport
 import Testing
@@ -25,7 +26,12 @@ extension TLSTests {
             }
         ) {
             fixture in
-            try await Self.withTrustingClient { client in
+            // The client reads on a thread of its own: on the event loops the server shares with
+            // the whole parallel suite, it would stop taking bytes from the socket whenever
+            // those are busy, while this task still drains what it buffered.
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            defer { Task { try? await group.shutdownGracefully() } }
+            try await Self.withTrustingClient(eventLoopGroup: group) { client in
                 let store = try fixture.client("alice")
                 // 60 events of 200 KB: a page of 12 MB, more than socket buffers and the client's
                 // read-ahead hold.

@@ -180,7 +180,7 @@ extension Synchronizer {
     }
 
     /// Applies `change` to the stored cursor in one write and returns it.
-    private func updateCursor(_ change: @escaping @Sendable (inout SyncCursor) -> Void) async throws -> SyncCursor {
+    func updateCursor(_ change: @escaping @Sendable (inout SyncCursor) -> Void) async throws -> SyncCursor {
         let key = cursorKey
         return try await store.write { writer in
             var cursor = try SyncCursor.load(writer, key: key)

@@ -143,12 +143,7 @@ extension Synchronizer {
     /// a mark from before the server signed marks, or signed with a key a restore lost): the next
     /// pass pushes everything again and pulls the whole log again, as after a new epoch.
     func forgetPositions(report: inout SyncReport) async throws {
-        let key = cursorKey
-        try await store.write { writer in
-            var cursor = try SyncCursor.load(writer, key: key)
-            cursor.reset(epoch: cursor.epoch)
-            try cursor.save(writer, key: key)
-        }
+        _ = try await updateCursor { cursor in cursor.reset(epoch: cursor.epoch) }
         report.epochChanged = true
         configuration.logger.warning(
             "the server's log does not hold this store's continuity mark (restored from an older copy?), and the mark is not signed: pushing everything again and pulling the log again",

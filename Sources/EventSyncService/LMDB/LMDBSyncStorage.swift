@@ -385,12 +385,10 @@ final class LMDBSyncStorage: SyncStorage {
         let chained = served.chained
         return try served.store.read { reader in
             let ledger = StoreLedger(reader: reader, chained: chained)
-            let head = try ledger.head()
-            let digest = try ledger.headDigest()
+            let mark = try ledger.headMark()
             return RemoteInfo(
-                store: name, head: head, epoch: try ledger.epoch(), digest: digest, limits: limits,
-                replicaHighWater: try replica.map { try ledger.highWater(of: $0) },
-                signature: try ledger.signature(at: head, digest: digest))
+                store: name, head: mark.head, epoch: mark.epoch, digest: mark.digest, limits: limits,
+                replicaHighWater: try replica.map { try ledger.highWater(of: $0) }, signature: mark.signature)
         }
     }
 

@@ -41,11 +41,10 @@ extension SyncLedger {
             try setHighWater(sequence, of: origin)
         }
         let replica = push.request.replica
-        let head = try head()
-        let digest = try headDigest()
+        let mark = try headMark()
         let response = PushResponse(
-            accepted: accepted, duplicates: duplicates, head: head, digest: digest, epoch: try epoch(),
-            replica: replica, highWater: try highWater(of: replica), signature: try signature(at: head, digest: digest))
+            accepted: accepted, duplicates: duplicates, head: mark.head, digest: mark.digest, epoch: mark.epoch,
+            replica: replica, highWater: try highWater(of: replica), signature: mark.signature)
         return PushOutcome(response: response, rotatedEpoch: rotated)
     }
 }

@@ -107,10 +107,13 @@ extension SyncLedgerReading {
         try digest(at: head()) ?? .empty
     }
 
-    /// The signature of the mark at `seq`, where the log's digest is `digest` (`nil` when the
-    /// epoch has no key).
-    package func signature(at seq: UInt64, digest: LogDigest) throws -> MarkSignature? {
-        try epochKey()?.signature(epoch: epoch(), seq: seq, digest: digest)
+    /// The mark at the head, as an answer reports it: the epoch, the head, the digest there and
+    /// its signature (`nil` when the epoch has no key), each read once.
+    package func headMark() throws -> (epoch: String, head: UInt64, digest: LogDigest, signature: MarkSignature?) {
+        let epoch = try epoch()
+        let head = try head()
+        let digest = try digest(at: head) ?? .empty
+        return (epoch, head, digest, try epochKey()?.signature(epoch: epoch, seq: head, digest: digest))
     }
 }
 

@@ -4,6 +4,7 @@ import EventStoreTestSupport
 import EventSync
 import Foundation
 import Logging
+import NIOCore
 import NIOHTTP1
 import NIOSSL
 import SyncServer
@@ -24,11 +25,16 @@ struct TLSTests {
     static let key = fixture("localhost-key")
     static let tls = SyncServer.TLS(certificateChainPath: certificate, privateKeyPath: key)
 
-    /// Runs `body` with an HTTP client that trusts the test certificate and nothing else.
-    static func withTrustingClient(_ body: (HTTPClient) async throws -> Void) async throws {
+    /// Runs `body` with an HTTP client that trusts the test certificate and nothing else, on
+    /// `eventLoopGroup` (by default the shared one the server runs on too).
+    static func withTrustingClient(
+        eventLoopGroup: (any EventLoopGroup)? = nil, _ body: (HTTPClient) async throws -> Void
+    ) async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificate))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        let client = HTTPClient(
+            eventLoopGroupProvider: eventLoopGroup.map { .shared($0) } ?? .singleton,
+            configuration: .init(tlsConfiguration: tls))
         do {
             try await body(client)
         } catch {

@@ -16,8 +16,13 @@ public struct Change: Sendable, Hashable {
     public var operation: EventOperation
     /// The fields set; must be empty for deletes and non-empty for patches.
     public var fields: [String: Value]
-    /// The application's schema version for the fields.
-    public var schema: UInt16
+    /// The schema version the fields are written in (see <doc:SchemaEvolution>), or `nil` (the
+    /// default) for the collection's current one.
+    ///
+    /// Give an older version to write fields as an earlier release wrote them (an importer of
+    /// that release's exports): the event is stamped with it and read through the upcasters
+    /// above it. Version 0 is a collection's before it declared a schema.
+    public var schema: UInt16?
     /// Edits of fields merged as add-wins sets or counters (see ``FieldEdit``); a patch may
     /// carry only edits.
     public var edits: [String: FieldEdit]
@@ -32,7 +37,8 @@ public struct Change: Sendable, Hashable {
 
     /// Creates a change.
     public init(
-        collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:], schema: UInt16 = 0,
+        collection: String, item: String, operation: EventOperation, fields: [String: Value] = [:],
+        schema: UInt16? = nil,
         edits: [String: FieldEdit] = [:], base: HLCTimestamp? = nil
     ) {
         self.collection = collection
@@ -47,7 +53,7 @@ public struct Change: Sendable, Hashable {
     /// Replaces the item with `fields` (made from the item at version `base`, when given: see
     /// ``base``).
     public static func put(
-        _ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0, base: HLCTimestamp? = nil
+        _ collection: String, id: String, fields: [String: Value], schema: UInt16? = nil, base: HLCTimestamp? = nil
     ) -> Change {
         Change(collection: collection, item: id, operation: .put, fields: fields, schema: schema, base: base)
     }
@@ -55,7 +61,7 @@ public struct Change: Sendable, Hashable {
     /// Sets `fields` on the item, keeping its other fields (made from the item at version
     /// `base`, when given: see ``base``).
     public static func patch(
-        _ collection: String, id: String, fields: [String: Value], schema: UInt16 = 0, base: HLCTimestamp? = nil
+        _ collection: String, id: String, fields: [String: Value], schema: UInt16? = nil, base: HLCTimestamp? = nil
     ) -> Change {
         Change(collection: collection, item: id, operation: .patch, fields: fields, schema: schema, base: base)
     }
@@ -70,7 +76,7 @@ public struct Change: Sendable, Hashable {
     /// ```swift
     /// .edit("notes", id: "n1", ["tags": .add(["work"]), "views": .increment(by: 1)])
     /// ```
-    public static func edit(_ collection: String, id: String, _ edits: [String: FieldEdit], schema: UInt16 = 0)
+    public static func edit(_ collection: String, id: String, _ edits: [String: FieldEdit], schema: UInt16? = nil)
         -> Change
     {
         Change(collection: collection, item: id, operation: .patch, schema: schema, edits: edits)

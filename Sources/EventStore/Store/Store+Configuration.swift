@@ -67,8 +67,12 @@ extension Store {
         /// (``ConfigurationRecord/schemas``). A writable open with a raised version, or other
         /// upcasters, rebuilds the projections from the log; a lower version than recorded, or
         /// no schema for a collection recorded with upcasters, fails with
-        /// ``EventStoreError/Code/configurationMismatch``. Tools (``SearchChange/useStored``) keep
-        /// the recorded schemas and refuse what needs upcasters they cannot run.
+        /// ``EventStoreError/Code/configurationMismatch``, whatever ``searchChange`` says. Tools
+        /// (``SearchChange/useStored``, declaring none) keep the recorded schemas and refuse what
+        /// needs upcasters they cannot run. A read-only open that declares other schemas than
+        /// the store records (a raised version, other upcasters) fails with
+        /// ``EventStoreError/Code/configurationMismatch``: the projections were built with the
+        /// recorded ones, and only a writable open rebuilds them.
         public var schemas: [CollectionSchema] = []
         /// Whether a writable open that finds the projections out of date (a raised schema
         /// version, a declared re-index, a tokenizer or format upgrade) returns at once and

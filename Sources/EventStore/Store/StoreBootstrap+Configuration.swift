@@ -68,6 +68,17 @@ extension StoreBootstrap {
                 search: configuration.search, indexes: indexes, schemas: schemas, needsRebuild: false)
         }
         guard let writable else {
+            // The projections were built with the recorded schemas: an open that reads them with
+            // others (another version, other upcasters) would see items they do not describe.
+            let reconciled = try reconcileSchemas(
+                recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path,
+                keepingUndeclaredCode: true)
+            guard !reconciled.changes else {
+                throw EventStoreError(
+                    .configurationMismatch,
+                    "\(path) records other schemas than this read-only open declares (a raised version or other "
+                        + "upcasters): open it for writing once to bring its projections up to date")
+            }
             return ConfigurationOutcome(
                 search: record.search, indexes: record.indexes, schemas: record.schemas, needsRebuild: false)
         }
@@ -85,15 +96,14 @@ extension StoreBootstrap {
             recordedSearch = record.search
         }
         if record.tokenizerVersion != Tokenizer.version { rebuild = true }
-        let schemas: [SchemaRecord]
-        if configuration.searchChange == .useStored {
-            schemas = record.schemas
-        } else {
-            let reconciled = try reconcileSchemas(
-                recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path)
-            schemas = reconciled.schemas
-            if reconciled.changes { rebuild = true }
-        }
+        // Schemas are reconciled whatever searchChange says (it is about search): a tool declares
+        // none and keeps the recorded ones, upcasters in code included, which it leaves to
+        // their owner; an application that declares them is held to them.
+        let reconciled = try reconcileSchemas(
+            recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path,
+            keepingUndeclaredCode: configuration.searchChange == .useStored)
+        let schemas = reconciled.schemas
+        if reconciled.changes { rebuild = true }
 
         let registered = Set(configuration.projections.map(\.name))
         var projections = configuration.projections.map { ProjectionRecord($0) }
@@ -128,16 +138,17 @@ extension StoreBootstrap {
     ///
     /// - Throws: ``EventStoreError/Code/configurationMismatch`` for a version below the recorded
     ///   one (an older application), or a recorded schema with upcasters in code that is not
-    ///   declared.
-    static func reconcileSchemas(recorded: [SchemaRecord], declared: [SchemaRecord], path: String) throws
-        -> (schemas: [SchemaRecord], changes: Bool)
-    {
+    ///   declared, unless `keepingUndeclaredCode` (a tool, or a read-only open, which keeps it
+    ///   as recorded and leaves the events that need it to the schema's owner).
+    static func reconcileSchemas(
+        recorded: [SchemaRecord], declared: [SchemaRecord], path: String, keepingUndeclaredCode: Bool = false
+    ) throws -> (schemas: [SchemaRecord], changes: Bool) {
         let byName = Dictionary(declared.map { ($0.collection, $0) }, uniquingKeysWith: { first, _ in first })
         var schemas = declared
         var changes = false
         for old in recorded {
             guard let new = byName[old.collection] else {
-                guard !old.hasCustomUpcasters else {
+                guard keepingUndeclaredCode || !old.hasCustomUpcasters else {
                     throw EventStoreError(
                         .configurationMismatch,
                         "\(path) reads \(old.collection) at schema version \(old.version) through upcasters in code, but "

@@ -471,7 +471,7 @@ struct SchemaEvolutionTests {
     }
 
     /// Opens the store at `path` with `configuration` for `body`, then closes it.
-    private func withStore(
+    func withStore(
         at path: String, configuration: Store.Configuration = Store.Configuration(),
         _ body: (Store) async throws -> Void
     ) async throws {

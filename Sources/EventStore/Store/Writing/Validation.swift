@@ -169,15 +169,15 @@ enum Validation {
         return encoded
     }
 
-    /// Checks the encoded size of the event a change would become. Its id, stamps and seq get
-    /// their widest encodings, so a change without edits of sets and counters that passes here
+    /// Checks the encoded size of the event a change would become. Its id, stamps, seq and (when
+    /// the change leaves it to the store) schema version get their widest encodings, so a change without edits of sets and counters that passes here
     /// fits when it is stamped (the updates those become are checked when they are made).
     static func size(of change: Change, limit: Int) throws {
         let widest = HLCTimestamp(rawValue: .max)
         let event = Event(
             seq: .max, id: EventID(origin: ReplicaID(high: .max, low: .max), sequence: .max), hlc: widest, base: widest,
             collection: change.collection, item: change.item, operation: change.operation, fields: change.fields,
-            schema: change.schema)
+            schema: change.schema ?? .max)
         let size = event.encoded().count
         guard size <= limit else {
             throw EventStoreError(

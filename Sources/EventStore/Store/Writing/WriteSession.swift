@@ -67,7 +67,7 @@ final class WriteSession {
         var clock = state.clock
         let schemas = projections.schemas
         let current = schemas.version(of: change.collection)
-        let version = change.schema == 0 ? current : change.schema
+        let version = change.schema ?? current
         // Sets and counters are written as updates against what this replica holds; a change
         // that names an older version is read through the upcasters, as written.
         var parts = (fields: change.fields, updates: [String: FieldUpdate]())

@@ -33,9 +33,13 @@ extension UpcastStep {
             writer.write(string: separator)
             writer.write(varint: parts.count)
             for part in parts { writer.write(string: part) }
-        case .moveToCollection(let collection):
+        case .moveToCollection(let collection, nil):
             writer.write(UInt8(6))
             writer.write(string: collection)
+        case .moveToCollection(let collection, let version?):
+            writer.write(UInt8(7))
+            writer.write(string: collection)
+            writer.write(varint: UInt64(version))
         }
     }
 
@@ -64,6 +68,11 @@ extension UpcastStep {
             let parts = try (0..<(try reader.readCount(minimumBytesEach: 1))).map { _ in try reader.readString() }
             self = .splitField(field, separator: separator, into: parts)
         case 6: self = .moveToCollection(try reader.readString())
+        case 7:
+            let collection = try reader.readString()
+            let version = try reader.readVarint()
+            guard version <= UInt64(UInt16.max) else { throw ByteReader.corrupt("upcast step (move version)") }
+            self = .moveToCollection(collection, atVersion: UInt16(version))
         case let tag: throw ByteReader.corrupt("upcast step (tag \(tag))")
         }
     }

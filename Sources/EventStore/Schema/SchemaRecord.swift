@@ -40,6 +40,15 @@ public struct SchemaRecord: Sendable, Hashable {
     /// The versions that have an upcaster, ascending.
     public var upcastVersions: [UInt16] { upcasters.keys.sorted() }
 
+    /// Whether a step moves events to another collection at a named version (recorded in
+    /// configuration record format 5).
+    var hasVersionedMoves: Bool {
+        upcasters.values.contains { upcaster in
+            guard case .steps(let steps) = upcaster else { return false }
+            return steps.contains { if case .moveToCollection(_, _?) = $0 { true } else { false } }
+        }
+    }
+
     /// Whether an upcaster is code, which tools cannot run.
     public var hasCustomUpcasters: Bool { upcasters.values.contains(.custom) }
 

@@ -63,27 +63,45 @@ struct SchemaRegistry: Sendable {
     /// this open cannot read: the log keeps it and sync passes it on, and it is applied once the
     /// application declares its version (the raised version rebuilds the projections). `nil` too
     /// for a patch the upcasters left with nothing to write (they removed every field it wrote):
-    /// it changes nothing. The seq, id, stamps and version stay those of the logged event.
+    /// it changes nothing. The seq, id, stamps and version stay those of the logged event. An
+    /// event that an upcaster moves to another collection at a version
+    /// (``UpcastStep/moveToCollection(_:atVersion:)``) goes on through that collection's
+    /// upcasters from that version, and is held back as the target's own events of a version
+    /// it does not know yet would be.
     ///
     /// - Throws: ``EventStoreError/Code/configurationMismatch`` for an older event of a collection
     ///   whose upcasters this open lacks; ``EventStoreError/Code/invalidEvent`` when code
-    ///   upcasters made an invalid event (a bad name; declarative steps are checked when declared).
+    ///   upcasters made an invalid event (a bad name; declarative steps are checked when declared)
+    ///   or moved it between collections in a cycle.
     func interpret(_ event: Event) throws -> Event? {
         // A newer version than this open knows is held back.
-        guard let schema = schemas[event.collection] else { return event.schema == 0 ? event : nil }
+        guard var schema = schemas[event.collection] else { return event.schema == 0 ? event : nil }
         guard event.schema <= schema.version else { return nil }
         guard event.schema < schema.version else { return event }
-        if let highest = needsCode[event.collection], event.schema <= highest {
-            throw EventStoreError(
-                .configurationMismatch,
-                "event \(event.id) of \(event.collection) is at schema version \(event.schema), and the store reads "
-                    + "\(event.collection) at version \(schema.version) through upcasters in code that only the "
-                    + "application registers (Store.Configuration.schemas): do this from the application")
-        }
+        try requireCode(schema, from: event.schema, for: event)
         var upcast = UpcastEvent(event, version: event.schema)
+        var moves = 0
         while upcast.version < schema.version {
             schema.upcasters[upcast.version]?.apply(to: &upcast)
             upcast.version += 1
+            // A move that names a version: the event goes on as the target's own of that version.
+            guard let entry = upcast.entryVersion else { continue }
+            upcast.entryVersion = nil
+            moves += 1
+            guard moves <= SchemaRegistry.maximumMoves else {
+                throw EventStoreError(
+                    .invalidEvent,
+                    "the upcasters of \(event.collection) moved event \(event.id) between collections more than "
+                        + "\(SchemaRegistry.maximumMoves) times: they move events in a cycle")
+            }
+            guard let target = schemas[upcast.collection] else {
+                guard entry == 0 else { return nil }
+                break
+            }
+            guard entry <= target.version else { return nil }
+            if entry < target.version { try requireCode(target, from: entry, for: event) }
+            schema = target
+            upcast.version = entry
         }
         // A patch left with nothing to write (its fields removed) changes nothing.
         if upcast.operation == .patch && upcast.fields.isEmpty && upcast.updates.isEmpty { return nil }
@@ -106,5 +124,19 @@ struct SchemaRegistry: Sendable {
         interpreted.fields = upcast.operation == .delete ? [:] : upcast.fields
         interpreted.updates = upcast.updates
         return interpreted
+    }
+
+    /// How many times upcasters may move one event between collections (a cycle is an error).
+    static let maximumMoves = 32
+
+    /// Throws ``EventStoreError/Code/configurationMismatch`` when reading `event` as `schema`'s
+    /// collection from `version` needs upcasters in code that this open lacks.
+    private func requireCode(_ schema: CollectionSchema, from version: UInt16, for event: Event) throws {
+        guard let highest = needsCode[schema.collection], version <= highest else { return }
+        throw EventStoreError(
+            .configurationMismatch,
+            "event \(event.id) of \(schema.collection) is at schema version \(version), and the store reads "
+                + "\(schema.collection) at version \(schema.version) through upcasters in code that only the "
+                + "application registers (Store.Configuration.schemas): do this from the application")
     }
 }

@@ -7,7 +7,8 @@
 /// }
 /// ```
 public struct UpcastEvent: Sendable {
-    /// The collection (an upcaster may move the item to another one).
+    /// The collection (an upcaster may move the item to another one: prefer
+    /// ``move(to:atVersion:)``, which says at which version of its schema the event enters it).
     public var collection: String
     /// The item id.
     public var item: String
@@ -19,6 +20,8 @@ public struct UpcastEvent: Sendable {
     public var updates: [String: FieldUpdate]
     /// The version the event is at while this upcaster runs.
     public internal(set) var version: UInt16
+    /// The version of the target's schema the event enters at, after a move that names one.
+    var entryVersion: UInt16?
 
     init(_ event: Event, version: UInt16) {
         collection = event.collection
@@ -27,6 +30,13 @@ public struct UpcastEvent: Sendable {
         fields = event.fields
         updates = event.updates
         self.version = version
+    }
+
+    /// Moves the event's item to `collection`, where the event is read through that
+    /// collection's upcasters from `version` on (see ``UpcastStep/moveToCollection(_:atVersion:)``).
+    public mutating func move(to collection: String, atVersion version: UInt16) {
+        self.collection = collection
+        entryVersion = version
     }
 
     /// Renames a field when the event writes or updates it (a put that wrote `old` now writes

@@ -26,8 +26,24 @@ public enum UpcastStep: Sendable, Hashable {
     /// A string field is split at `separator` into the fields `parts` (in order; a missing part
     /// is an empty string, the last part keeps the rest), and no longer written.
     case splitField(String, separator: String, into: [String])
-    /// The event's item moves to another collection (from this version on, the item lives there).
-    case moveToCollection(String)
+    /// The event's item moves to another collection (from this version on, the item lives
+    /// there).
+    ///
+    /// With `atVersion`, the event enters that collection at that version of its schema, after
+    /// the rest of this upcaster's steps, and is read through the collection's upcasters from
+    /// there, as its own events of that version are; the upcasters of the collection it came
+    /// from no longer apply. Without one, it enters at the collection's current version, after
+    /// the moving collection's later upcasters, and none of the target's upcasters run: such a
+    /// move into a collection whose schema has upcasters is refused when declared, and so is a
+    /// version above the target's.
+    ///
+    /// ```swift
+    /// var tasks = CollectionSchema("tasks", version: 2)
+    /// tasks.upcast(from: 1, [.moveToCollection("archive", atVersion: 1)])
+    /// var archive = CollectionSchema("archive", version: 2)
+    /// archive.upcast(from: 1, [.renameField("title", to: "name")])   // moved tasks too
+    /// ```
+    case moveToCollection(String, atVersion: UInt16? = nil)
 
     /// Throws ``EventStoreError/Code/invalidName`` for a field or collection name the step
     /// would write that no event may carry: checked when the schema is declared, so that an
@@ -38,7 +54,7 @@ public enum UpcastStep: Sendable, Hashable {
         case .setDefault(let field, _), .removeField(let field), .mapValues(let field, _, _):
             try Validation.fieldName(field)
         case .splitField(let field, _, let parts): for name in [field] + parts { try Validation.fieldName(name) }
-        case .moveToCollection(let collection): try Validation.collection(collection)
+        case .moveToCollection(let collection, _): try Validation.collection(collection)
         }
     }
 
@@ -66,8 +82,9 @@ public enum UpcastStep: Sendable, Hashable {
             for (index, part) in parts.enumerated() {
                 event.fields[part] = .string(index < pieces.count ? String(pieces[index]) : "")
             }
-        case .moveToCollection(let collection):
+        case .moveToCollection(let collection, let version):
             event.collection = collection
+            event.entryVersion = version
         }
     }
 
@@ -89,7 +106,8 @@ extension UpcastStep: CustomStringConvertible {
             return "map \(field) (\(mapping.count) values" + (otherwise.map { ", otherwise \(text($0))" } ?? "") + ")"
         case .splitField(let field, let separator, let parts):
             return "split \(field) at \(separator.debugDescription) into \(parts.joined(separator: ", "))"
-        case .moveToCollection(let collection): return "move to \(collection)"
+        case .moveToCollection(let collection, let version):
+            return "move to \(collection)" + (version.map { " at version \($0)" } ?? "")
         }
     }
 }

@@ -4,7 +4,7 @@
 /// only when something changed, and the decoder accepts only the canonical encoding.
 ///
 /// ```
-/// u8      format (1)
+/// u8      format (1 to 5)
 /// varint  tokenizer version
 /// string  tag field
 /// fields  default fields
@@ -14,15 +14,16 @@
 ///         string per database (sorted), u8 flags (bit 0: stale)
 /// (format 2 and 3) varint index count, then per index (sorted by collection, then fields):
 ///         string collection, varint field count, string per field
-/// (format 3 and 4) varint schema count, then per schema (sorted by collection):
+/// (format 3 to 5) varint schema count, then per schema (sorted by collection):
 ///         string collection, varint version, varint upcaster count, then per upcaster (by
 ///         version): varint version, u8 kind (0 code, 1 steps), [varint step count, steps]
-///         (format 4 only) varint merge policy count, then per field (sorted by name):
+///         (format 4 and 5) varint merge policy count, then per field (sorted by name):
 ///         string field, u8 policy (1 add-wins set, 2 counter)
 ///
 /// step: u8 tag, then 1 rename: string, string · 2 default: string, value · 3 remove: string ·
 ///       4 map: string, varint pair count, (value, value) per pair sorted by the key's bytes,
 ///       u8 has-otherwise, [value] · 5 split: string, string, varint count, strings · 6 move: string
+///       · 7 move at a version (format 5 only): string, varint version
 ///
 /// fields: varint count, then per field (sorted by name, then weight): string name, varint weight
 /// string: varint byte count, UTF-8 bytes
@@ -40,18 +41,26 @@ extension ConfigurationRecord {
     /// The encoding version of a record whose schemas declare merge policies (format 3, with
     /// each schema's policies).
     static let mergePolicyFormatVersion: UInt8 = 4
+    /// The encoding version of a record whose schemas move events to another collection at a
+    /// named version (format 4, whose steps may then be move-at-version steps, tag 7).
+    static let versionedMoveFormatVersion: UInt8 = 5
     /// The newest version this library reads.
-    static let newestFormatVersion: UInt8 = 4
+    static let newestFormatVersion: UInt8 = 5
+
+    /// The oldest format that holds the record, so that older libraries read what they can.
+    private var encodingFormat: UInt8 {
+        if schemas.contains(where: \.hasVersionedMoves) { return ConfigurationRecord.versionedMoveFormatVersion }
+        if schemas.contains(where: { !$0.mergePolicies.isEmpty }) {
+            return ConfigurationRecord.mergePolicyFormatVersion
+        }
+        if !schemas.isEmpty { return ConfigurationRecord.schemaFormatVersion }
+        return indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion
+    }
 
     /// The record's canonical bytes.
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
-        let format =
-            schemas.contains(where: { !$0.mergePolicies.isEmpty })
-            ? ConfigurationRecord.mergePolicyFormatVersion
-            : !schemas.isEmpty
-                ? ConfigurationRecord.schemaFormatVersion
-                : indexes.isEmpty ? ConfigurationRecord.formatVersion : ConfigurationRecord.indexedFormatVersion
+        let format = encodingFormat
         writer.write(format)
         writer.write(varint: UInt64(bitPattern: Int64(tokenizerVersion)))
         writer.write(string: search.tagField)

@@ -177,6 +177,27 @@ struct ConfigurationRecordTests {
         #expect(try ConfigurationRecord(decoding: bad.encoded()) == bad)
     }
 
+    @Test func aMoveAtAVersionIsRecordedInFormatFiveOnly() throws {
+        var record = Self.sample()
+        record.schemas = [
+            SchemaRecord(
+                collection: "tasks", version: 3,
+                upcasters: [1: .steps([.moveToCollection("archive", atVersion: 2), .removeField("done")])])
+        ]
+        let bytes = record.encoded()
+        #expect(bytes[0] == ConfigurationRecord.versionedMoveFormatVersion)
+        #expect(try ConfigurationRecord(decoding: bytes) == record)
+        // The same record marked format 4 is not canonical: a library that reads format 4 only
+        // refuses it as newer rather than misreading the step.
+        var older = bytes
+        older[0] = ConfigurationRecord.mergePolicyFormatVersion
+        #expect(Self.code { _ = try ConfigurationRecord(decoding: older) } == .corrupt)
+        // A move without a version stays in format 3 (tag 6), byte for byte as before.
+        record.schemas[0].upcasters[1] = .steps([.moveToCollection("archive"), .removeField("done")])
+        #expect(record.encoded()[0] == ConfigurationRecord.schemaFormatVersion)
+        #expect(try ConfigurationRecord(decoding: record.encoded()) == record)
+    }
+
     @Test(arguments: [1, 2, 3])
     func randomBytesNeverTrap(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
@@ -187,6 +208,7 @@ struct ConfigurationRecordTests {
                 upcasters: [
                     0: .steps([
                         .mapValues("p", ["high": 2], otherwise: 1), .splitField("n", separator: " ", into: ["a", "b"]),
+                        .moveToCollection("archive", atVersion: 1),
                     ]),
                     3: .custom,
                 ])

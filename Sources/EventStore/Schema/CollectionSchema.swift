@@ -115,20 +115,27 @@ public struct CollectionSchema: Sendable {
             for step in steps { step.apply(to: &event) }
         }
 
+        /// Where it sends an event when its last move names a version (the collection and the
+        /// version the event enters at), or `nil`.
+        var movesAtAVersion: (collection: String, version: UInt16)? {
+            for case .moveToCollection(let collection, let version) in steps.reversed() {
+                return version.map { (collection, $0) }
+            }
+            return nil
+        }
+
         /// How the store records it.
         var recorded: SchemaRecord.Upcaster { custom == nil ? .steps(steps) : .custom }
     }
 
     /// Checks declared schemas: valid collection and field names, each collection declared
-    /// once, upcasters below their schema's version, valid names in every step, and moves that
-    /// say where the moved events enter (see ``UpcastStep/moveToCollection(_:atVersion:)``).
+    /// once, upcasters below their schema's version, valid names in every step. (Moves are
+    /// checked against the recorded schemas too: ``SchemaRegistry/checkMoves(of:)``.)
     ///
     /// - Throws: ``EventStoreError/Code/invalidName`` or ``EventStoreError/Code/configurationMismatch``.
     static func validate(_ schemas: [CollectionSchema]) throws {
         var seen: Set<String> = []
-        let byName = Dictionary(schemas.map { ($0.collection, $0) }, uniquingKeysWith: { first, _ in first })
         for schema in schemas {
-            try validateMoves(of: schema, targets: byName)
             try Validation.collection(schema.collection)
             for field in schema.mergePolicies.keys { try Validation.fieldName(field) }
             for upcaster in schema.upcasters.values {
@@ -146,30 +153,4 @@ public struct CollectionSchema: Sendable {
         }
     }
 
-    /// Throws ``EventStoreError/Code/configurationMismatch`` for a move of `schema`'s steps that
-    /// the target's declared schema (in `targets`; version 0 without one) cannot take: one
-    /// without a version into a collection with upcasters, which the moved events would skip,
-    /// or one at a version above the target's, whose events would all be held back.
-    private static func validateMoves(of schema: CollectionSchema, targets: [String: CollectionSchema]) throws {
-        for upcaster in schema.upcasters.values {
-            for case .moveToCollection(let collection, let entry) in upcaster.steps {
-                let target = targets[collection]
-                let version = target?.version ?? 0
-                if let entry {
-                    guard entry <= version else {
-                        throw EventStoreError(
-                            .configurationMismatch,
-                            "the schema of \(schema.collection) moves events to \(collection) at version \(entry), "
-                                + "above \(collection)'s version \(version): they would never be read")
-                    }
-                } else if let target, !target.upcasters.isEmpty {
-                    throw EventStoreError(
-                        .configurationMismatch,
-                        "the schema of \(schema.collection) moves events to \(collection) without a version, but "
-                            + "\(collection)'s schema has upcasters, which the moved events would skip: name the "
-                            + "version they enter at, .moveToCollection(\"\(collection)\", atVersion: N)")
-                }
-            }
-        }
-    }
 }

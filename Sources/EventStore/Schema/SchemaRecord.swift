@@ -64,9 +64,4 @@ public struct SchemaRecord: Sendable, Hashable {
         }
         return schema
     }
-
-    /// The highest version whose upcaster is code: events at or below it need the application.
-    var highestCustomVersion: UInt16? {
-        upcasters.filter { $0.value == .custom }.keys.max()
-    }
 }

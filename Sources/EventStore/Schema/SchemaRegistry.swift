@@ -7,9 +7,9 @@ struct SchemaRegistry: Sendable {
     /// The declared schemas, and for a recorded schema that is not declared (a tool's open) the
     /// one its recorded steps make.
     private let schemas: [String: CollectionSchema]
-    /// For those recorded schemas with upcasters in code: the highest such version. Events at
-    /// or below it need the application's code, so interpreting them fails.
-    private let needsCode: [String: UInt16]
+    /// For those recorded schemas with upcasters in code: the versions such upcasters read. An
+    /// event that reaches one of them needs the application's code, so interpreting it fails.
+    private let needsCode: [String: Set<UInt16>]
 
     static let none = SchemaRegistry(schemas: [], recorded: [])
 
@@ -17,10 +17,11 @@ struct SchemaRegistry: Sendable {
     init(schemas: [CollectionSchema], recorded: [SchemaRecord]) {
         var byName: [String: CollectionSchema] = [:]
         for schema in schemas { byName[schema.collection] = schema }
-        var needsCode: [String: UInt16] = [:]
+        var needsCode: [String: Set<UInt16>] = [:]
         for record in recorded where byName[record.collection] == nil {
             byName[record.collection] = record.runnable
-            needsCode[record.collection] = record.highestCustomVersion
+            let custom = Set(record.upcasters.filter { $0.value == .custom }.keys)
+            if !custom.isEmpty { needsCode[record.collection] = custom }
         }
         self.schemas = byName
         self.needsCode = needsCode
@@ -30,7 +31,7 @@ struct SchemaRegistry: Sendable {
     var collectionsMissingUpcasters: [String] { needsCode.keys.sorted(by: utf8Less) }
 
     /// Whether every event's item is the one its log record names: no upcaster moves an event
-    /// to another collection (``UpcastStep/moveToCollection(_:)``) or is code, which may move it
+    /// to another collection (``UpcastStep/moveToCollection(_:atVersion:)``) or is code, which may move it
     /// anywhere. A replay may then pick events by the item key in their stored bytes, without
     /// decoding them (``ReplayPasses``).
     var keepsItemKeys: Bool {
@@ -78,10 +79,10 @@ struct SchemaRegistry: Sendable {
         guard var schema = schemas[event.collection] else { return event.schema == 0 ? event : nil }
         guard event.schema <= schema.version else { return nil }
         guard event.schema < schema.version else { return event }
-        try requireCode(schema, from: event.schema, for: event)
         var upcast = UpcastEvent(event, version: event.schema)
         var moves = 0
         while upcast.version < schema.version {
+            try requireCode(schema, at: upcast.version, for: event)
             schema.upcasters[upcast.version]?.apply(to: &upcast)
             upcast.version += 1
             // A move that names a version: the event goes on as the target's own of that version.
@@ -99,7 +100,6 @@ struct SchemaRegistry: Sendable {
                 break
             }
             guard entry <= target.version else { return nil }
-            if entry < target.version { try requireCode(target, from: entry, for: event) }
             schema = target
             upcast.version = entry
         }
@@ -129,14 +129,66 @@ struct SchemaRegistry: Sendable {
     /// How many times upcasters may move one event between collections (a cycle is an error).
     static let maximumMoves = 32
 
-    /// Throws ``EventStoreError/Code/configurationMismatch`` when reading `event` as `schema`'s
-    /// collection from `version` needs upcasters in code that this open lacks.
-    private func requireCode(_ schema: CollectionSchema, from version: UInt16, for event: Event) throws {
-        guard let highest = needsCode[schema.collection], version <= highest else { return }
+    /// Throws ``EventStoreError/Code/configurationMismatch`` when `schema`'s upcaster from
+    /// `version`, which `event` reaches, is code that this open lacks.
+    private func requireCode(_ schema: CollectionSchema, at version: UInt16, for event: Event) throws {
+        guard needsCode[schema.collection]?.contains(version) == true else { return }
         throw EventStoreError(
             .configurationMismatch,
             "event \(event.id) of \(schema.collection) is at schema version \(version), and the store reads "
                 + "\(schema.collection) at version \(schema.version) through upcasters in code that only the "
                 + "application registers (Store.Configuration.schemas): do this from the application")
+    }
+
+    /// Checks the moves of `declared`'s upcasters against every schema this open reads with
+    /// (declared and recorded): a move without a version into a collection with upcasters,
+    /// which its events would skip; a version above the target's, whose events would never be
+    /// read; and, across all schemas, moves at versions that lead back where they started.
+    ///
+    /// - Throws: ``EventStoreError/Code/configurationMismatch``, naming the move.
+    func checkMoves(of declared: [CollectionSchema]) throws {
+        for source in declared {
+            for (from, upcaster) in source.upcasters {
+                for case .moveToCollection(let collection, let entry) in upcaster.steps {
+                    let version = self.version(of: collection)
+                    if let entry {
+                        guard entry <= version else {
+                            throw EventStoreError(
+                                .configurationMismatch,
+                                "the schema of \(source.collection) moves events to \(collection) at version "
+                                    + "\(entry), above \(collection)'s version \(version): they would never be read")
+                        }
+                    } else if !(schemas[collection]?.upcasters.isEmpty ?? true) || needsCode[collection] != nil {
+                        throw EventStoreError(
+                            .configurationMismatch,
+                            "the schema of \(source.collection) moves events to \(collection) without a version, but "
+                                + "\(collection)'s schema has upcasters, which the moved events would skip: name the "
+                                + "version they enter at, .moveToCollection(\"\(collection)\", atVersion: N)")
+                    }
+                    try checkPath(from: (source.collection, from))
+                }
+            }
+        }
+    }
+
+    /// Follows an event from the upcaster of `start` that moves it at a version, through each
+    /// next move at a version it reaches; throws when it comes back to an upcaster it passed.
+    private func checkPath(from start: (collection: String, version: UInt16)) throws {
+        var passed: Set<String> = []
+        var at = start
+        while let schema = schemas[at.collection],
+            let from = schema.upcastVersions.first(where: { version in
+                version >= at.version && schema.upcasters[version]?.movesAtAVersion != nil
+            }),
+            let move = schema.upcasters[from]?.movesAtAVersion
+        {
+            guard passed.insert("\(at.collection)\u{0}\(from)").inserted else {
+                throw EventStoreError(
+                    .configurationMismatch,
+                    "the schemas move events from \(start.collection) at version \(start.version) between "
+                        + "collections in a cycle (back to \(at.collection)'s upcaster from version \(from))")
+            }
+            at = move
+        }
     }
 }

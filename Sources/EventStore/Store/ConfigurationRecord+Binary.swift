@@ -12,7 +12,7 @@
 /// varint  projection count, then per projection (sorted by name):
 ///         string name, varint version (two's complement), varint database count,
 ///         string per database (sorted), u8 flags (bit 0: stale)
-/// (format 2 and 3) varint index count, then per index (sorted by collection, then fields):
+/// (format 2 to 5) varint index count, then per index (sorted by collection, then fields):
 ///         string collection, varint field count, string per field
 /// (format 3 to 5) varint schema count, then per schema (sorted by collection):
 ///         string collection, varint version, varint upcaster count, then per upcaster (by

@@ -68,7 +68,8 @@ public final class Store: @unchecked Sendable {
     ///   a writable open must then declare the same search fields, indexes and schemas as the
     ///   open that made it, and no projection it does not run, or it throws
     ///   ``EventStoreError/Code/configurationMismatch``: close the store to reopen it otherwise.
-    ///   A read-only open and one with ``SearchChange/useStored`` take the instance as it is).
+    ///   A read-only open and one with ``SearchChange/useStored`` take the instance as it is,
+    ///   unless they declare other schemas than the open that made it).
     /// - Throws: ``EventStoreError`` with code ``EventStoreError/Code/notADirectory``,
     ///   ``EventStoreError/Code/notAStore`` (a foreign or damaged file),
     ///   ``EventStoreError/Code/unsupportedFormat`` (written by a newer version),
@@ -98,8 +99,11 @@ public final class Store: @unchecked Sendable {
             if existing.configuration.readOnly && !configuration.readOnly {
                 throw EventStoreError(.readOnly, "\(path) is already open read-only in this process")
             }
-            if !configuration.readOnly, configuration.searchChange != .useStored,
-                !ConfigurationRecord(configuration: try configuration.foldingSchemas()).isMet(by: existing.declared)
+            let wanted = ConfigurationRecord(configuration: try configuration.foldingSchemas())
+            // An open is held to the schemas it declares, whatever else it leaves to the store.
+            if !configuration.readOnly && configuration.searchChange != .useStored
+                && !wanted.isMet(by: existing.declared)
+                || !configuration.schemas.isEmpty && wanted.schemas != existing.declared.schemas
             {
                 throw EventStoreError(
                     .configurationMismatch,

@@ -52,6 +52,9 @@ extension StoreBootstrap {
                 search: configuration.search, indexes: indexes, schemas: configuration.schemas.map(SchemaRecord.init),
                 needsRebuild: true)
         }
+        // Moves are checked against every schema the open will read with, before anything is written.
+        try SchemaRegistry(schemas: configuration.schemas, recorded: record?.schemas ?? [])
+            .checkMoves(of: configuration.schemas)
         guard let record else {
             var indexes: [IndexDefinition] = []
             var schemas: [SchemaRecord] = []
@@ -72,7 +75,7 @@ extension StoreBootstrap {
             // others (another version, other upcasters) would see items they do not describe.
             let reconciled = try reconcileSchemas(
                 recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path,
-                keepingUndeclaredCode: true)
+                keepingUndeclaredCode: configuration.schemas.isEmpty)
             guard !reconciled.changes else {
                 throw EventStoreError(
                     .configurationMismatch,
@@ -101,7 +104,7 @@ extension StoreBootstrap {
         // their owner; an application that declares them is held to them.
         let reconciled = try reconcileSchemas(
             recorded: record.schemas, declared: configuration.schemas.map(SchemaRecord.init), path: path,
-            keepingUndeclaredCode: configuration.searchChange == .useStored)
+            keepingUndeclaredCode: configuration.searchChange == .useStored && configuration.schemas.isEmpty)
         let schemas = reconciled.schemas
         if reconciled.changes { rebuild = true }
 
@@ -138,7 +141,7 @@ extension StoreBootstrap {
     ///
     /// - Throws: ``EventStoreError/Code/configurationMismatch`` for a version below the recorded
     ///   one (an older application), or a recorded schema with upcasters in code that is not
-    ///   declared, unless `keepingUndeclaredCode` (a tool, or a read-only open, which keeps it
+    ///   declared, unless `keepingUndeclaredCode` (a tool, which declares no schema: it keeps it
     ///   as recorded and leaves the events that need it to the schema's owner).
     static func reconcileSchemas(
         recorded: [SchemaRecord], declared: [SchemaRecord], path: String, keepingUndeclaredCode: Bool = false

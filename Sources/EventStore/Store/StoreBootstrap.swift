@@ -46,6 +46,7 @@ struct StoreBootstrap {
     }
 
     private static func create(_ tx: WriteTransaction, configuration: Store.Configuration) throws -> StoreBootstrap {
+        try SchemaRegistry(schemas: configuration.schemas, recorded: []).checkMoves(of: configuration.schemas)
         let schema = try Schema.open(in: tx, create: true, projections: configuration.projections)
         let replica = configuration.replicaID ?? configuration.newReplicaID()
         try Meta.setReplicaID(tx, schema.meta, replica)

@@ -69,8 +69,10 @@ public final class SyncMonitor {
         self.network = synchronizer.networkStatus
         show(synchronizer.currentStatus)
         let statuses = synchronizer.status
+        // At the default priority: what a status line shows must not wait behind the app's
+        // other work (at .utility, a busy process held the last status back for a minute).
         task.replace(
-            with: Task.detached(priority: .utility) { [weak self] in
+            with: Task.detached { [weak self] in
                 for await status in statuses {
                     guard let monitor = self else { return }
                     await monitor.show(status)

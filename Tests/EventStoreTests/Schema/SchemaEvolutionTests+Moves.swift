@@ -63,8 +63,8 @@ extension SchemaEvolutionTests {
         let registry = SchemaRegistry(schemas: [tasks, archive], recorded: [])
         #expect(try registry.interpret(events[0])?.fields == ["name": "Filed"])
 
-        // Two collections that move each other's events back and forth, in code (steps that
-        // would do so are refused when declared only if a version is too high).
+        // Two collections that move each other's events back and forth, in code, which only
+        // running it shows (steps that would do so are refused when declared, below).
         var ping = CollectionSchema("tasks", version: 2)
         ping.upcast(from: 1) { event in event.move(to: "archive", atVersion: 1) }
         var pong = CollectionSchema("archive", version: 2)
@@ -102,9 +102,79 @@ extension SchemaEvolutionTests {
                     && (error as? EventStoreError)?.message.contains(words) == true
             }
         }
+        // Steps that move events back and forth.
+        var ping = CollectionSchema("tasks", version: 2)
+        ping.upcast(from: 1, [.moveToCollection("archive", atVersion: 1)])
+        var pong = CollectionSchema("archive", version: 2)
+        pong.upcast(from: 1, [.moveToCollection("tasks", atVersion: 1)])
+        var cycle = Store.Configuration()
+        cycle.schemas = [ping, pong]
+        await #expect {
+            try await withTemporaryStore(configuration: cycle) { (_: Store) async throws in }
+        } throws: { error in
+            (error as? EventStoreError)?.code == .configurationMismatch
+                && (error as? EventStoreError)?.message.contains("in a cycle") == true
+        }
         // Without a version into a collection without upcasters: as before.
         var configuration = Store.Configuration()
         configuration.schemas = [unversioned, CollectionSchema("archive", version: 1)]
         try await withTemporaryStore(configuration: configuration) { (_: Store) async throws in }
+    }
+
+    @Test func movesAreCheckedAgainstRecordedSchemasAndToolsFollowThem() async throws {
+        var tasks = CollectionSchema("tasks", version: 2)
+        tasks.upcast(from: 1, [.moveToCollection("archive", atVersion: 1)])
+        var archive = CollectionSchema("archive", version: 2)
+        archive.upcast(from: 1, [.renameField("title", to: "name")])
+        let events = try await Self.versionOneTask("t1", fields: ["title": "Filed"])
+        let directory = TemporaryDirectory(prefix: "schema-move-recorded")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        var both = Store.Configuration()
+        both.schemas = [tasks, archive]
+        try await withStore(at: path, configuration: both) { (store: Store) async throws in
+            _ = try await store.ingest(events)
+        }
+        // archive's schema stays recorded: a later open that declares only tasks is not
+        // refused, and reads the moved item through archive's recorded steps.
+        var tasksOnly = Store.Configuration()
+        tasksOnly.schemas = [tasks]
+        try await withStore(at: path, configuration: tasksOnly) { (store: Store) async throws in
+            try await store.rebuildProjections()
+            #expect(try store.item("archive", "t1")?.fields == ["name": "Filed"])
+        }
+        // An event that moves away before an upcaster in code is read by a tool, which lacks
+        // the code; one that reaches the code is refused.
+        let recorded = SchemaRecord(
+            collection: "tasks", version: 3,
+            upcasters: [1: .steps([.moveToCollection("archive", atVersion: 1)]), 2: .custom])
+        let tool = SchemaRegistry(schemas: [], recorded: [recorded, SchemaRecord(archive)])
+        #expect(try tool.interpret(events[0])?.fields == ["name": "Filed"])
+        var atTwo = events[0]
+        atTwo.schema = 2
+        #expect(throws: EventStoreError.self) { _ = try tool.interpret(atTwo) }
+    }
+
+    @Test func anotherOpenInTheProcessIsHeldToTheSchemasItDeclares() async throws {
+        let directory = TemporaryDirectory(prefix: "schema-in-process")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        let store = try Store.open(at: path, configuration: SchemaEvolutionTests.configuration(3))
+        defer { store.close() }
+        var useStored = SchemaEvolutionTests.configuration(2)
+        useStored.searchChange = .useStored
+        var readOnly = SchemaEvolutionTests.configuration(1)
+        readOnly.readOnly = true
+        for configuration in [useStored, readOnly] {
+            #expect {
+                _ = try Store.open(at: path, configuration: configuration)
+            } throws: { error in
+                (error as? EventStoreError)?.code == .configurationMismatch
+            }
+        }
+        // One that declares none (a tool) takes the instance as it is.
+        var tool = Store.Configuration()
+        tool.searchChange = .useStored
+        #expect(try Store.open(at: path, configuration: tool) === store)
     }
 }

@@ -113,7 +113,7 @@ final class WriteSession {
                         + "\(schemas.version(of: change.collection)) this store declares"
                     : "the change to \(change.collection)/\(change.item), at schema version \(event.schema), writes "
                         + "nothing once upcast to version \(schemas.version(of: change.collection)) (every field it names "
-                        + "was removed)")
+                        + "was removed, or it moves to a collection that does not read that version yet)")
         }
         if version != current {
             // Sets and counters are written against what the replica holds, at the current version.

@@ -139,7 +139,9 @@ struct SyncCommandTests {
             }
             let result = try #require(finished)
             #expect(!result.timedOut, "a refused connection should fail fast, not after the 60 s request deadline")
-            #expect(elapsed < .seconds(15) + lateness, "took \(elapsed), timers ran \(lateness) late")
+            // Well under the deadline, with room for a process that starts slowly on a loaded
+            // machine (alone it takes a tenth of a second; 16 s once under the full suite).
+            #expect(elapsed < .seconds(40) + lateness, "took \(elapsed), timers ran \(lateness) late")
             #expect(result.status == 1, "\(result)")
             #expect(result.errorLines.count == 1 && result.stderr.hasPrefix("evstore: "), "\(result)")
         }

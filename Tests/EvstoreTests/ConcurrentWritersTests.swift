@@ -18,7 +18,10 @@ struct ConcurrentWritersTests {
         try await withTemporaryDirectory(prefix: "evstore-two-writers") { directory in
             let lineCount = 20_000
             let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount)
-            let store = try Store.open(at: started.path)
+            // The open may wait for the importer's write lock, and the verify below rebuilds tens
+            // of thousands of events: both on threads of their own, not the pool's.
+            let path = started.path
+            let store = try await offPool { try Store.open(at: path) }
             var random = SeededGenerator(seed: 3)
             var written = 0
             var overlapped = 0
@@ -44,7 +47,7 @@ struct ConcurrentWritersTests {
             #expect(try store.search(SearchQuery("note", limit: 1)).isEmpty == false)
             #expect(try store.searchPage(SearchQuery("note", limit: 1)).total == written)
             #expect(try store.searchPage(SearchQuery("bulk item", limit: 1)).total == lineCount)
-            let report = try store.verify()
+            let report = try await offPool { try store.verify() }
             #expect(report.isConsistent, "\(report.problems.prefix(3))")
             store.close()
             let verify = try await EvstoreProcess.run(
@@ -92,7 +95,7 @@ struct ConcurrentWritersTests {
             #expect(try store.count(in: "bulk") == 2_000)
             #expect(try store.searchPage(SearchQuery("note", limit: 1)).total == 3_000)
             #expect(try store.searchPage(SearchQuery("bulk item", limit: 1)).total == 2_000)
-            let report = try store.verify()
+            let report = try await offPool { try store.verify() }
             #expect(report.isConsistent, "\(report.problems.prefix(3))")
         }
     }

@@ -192,7 +192,9 @@ struct CrashSafetyTests {
             child.killNow()
             completedRebuilds += child.lines.filter { $0.hasPrefix("rebuilt") }.count
             #expect(child.errorText.isEmpty, "round \(round): \(child.errorText)")
-            let (after, report) = try withStore(at: path) { store in (try StoreSnapshot(store), try store.verify()) }
+            let (after, report) = try await offPool {
+                try withStore(at: path) { store in (try StoreSnapshot(store), try store.verify()) }
+            }
             #expect(
                 after == before,
                 "round \(round) (seed \(seed), delay \(delay) ms): projections differ after a killed rebuild")

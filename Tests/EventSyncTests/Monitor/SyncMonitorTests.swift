@@ -5,8 +5,14 @@ import Foundation
 import Testing
 
 /// The observable sync monitor an app's status line binds to.
+///
+/// A sync here runs on the cooperative pool, which the whole parallel suite shares on two cores:
+/// in full-suite runs one took over a minute. The waits for a sync's outcome allow three.
 @MainActor
 struct SyncMonitorTests {
+    /// How long a wait for a sync's outcome may take.
+    static let syncTimeout: TimeInterval = 180
+
     @Test func followsAutomaticSyncFromPendingItemsToUpToDate() async throws {
         let cluster = try SyncCluster()
         defer { cluster.close() }
@@ -21,7 +27,10 @@ struct SyncMonitorTests {
         #expect(monitor.summary == "Not synced yet — 3 items waiting to sync")
 
         monitor.syncNow()
-        #expect(try await eventually { if case .upToDate = monitor.state { monitor.pendingItems == 0 } else { false } })
+        #expect(
+            try await eventually(timeout: Self.syncTimeout) {
+                if case .upToDate = monitor.state { monitor.pendingItems == 0 } else { false }
+            })
         #expect(monitor.lastSynced != nil)
         #expect(monitor.summary == "Up to date")
         #expect(try await cluster.serverStore().head() == 3)
@@ -45,7 +54,10 @@ struct SyncMonitorTests {
 
         monitor.network = .unmetered
         #expect(synchronizer.networkStatus == .unmetered)
-        #expect(try await eventually { if case .upToDate = monitor.state { monitor.pendingItems == 0 } else { false } })
+        #expect(
+            try await eventually(timeout: Self.syncTimeout) {
+                if case .upToDate = monitor.state { monitor.pendingItems == 0 } else { false }
+            })
         #expect(try await cluster.serverStore().head() == 1)
         await synchronizer.stop()
     }
@@ -75,7 +87,10 @@ struct SyncMonitorTests {
         #expect(try await eventually { monitor.state == .waitingForUnmeteredNetwork(events: 30) })
         #expect(monitor.summary == "Waiting for Wi-Fi to download changes")
         monitor.network = .unmetered
-        #expect(try await eventually { if case .upToDate = monitor.state { true } else { false } })
+        #expect(
+            try await eventually(timeout: Self.syncTimeout) {
+                if case .upToDate = monitor.state { true } else { false }
+            })
         #expect(try cluster.replicas[1].count(in: "notes") == 30)
         await synchronizer.stop()
     }

@@ -18,10 +18,10 @@ struct ConcurrentWritersTests {
         try await withTemporaryDirectory(prefix: "evstore-two-writers") { directory in
             let lineCount = 20_000
             let started = try ConcurrentAccessTests.startImport(into: directory, count: lineCount)
-            // The open may wait for the importer's write lock, and the verify below rebuilds tens
-            // of thousands of events: both on threads of their own, not the pool's.
-            let path = started.path
-            let store = try await offPool { try Store.open(at: path) }
+            // Opened here and at once, so that the appends start while the import runs (an open
+            // on a thread of its own resumed this task seconds later on a loaded machine, after
+            // the import had ended).
+            let store = try Store.open(at: started.path)
             var random = SeededGenerator(seed: 3)
             var written = 0
             var overlapped = 0
@@ -49,6 +49,7 @@ struct ConcurrentWritersTests {
             #expect(try store.search(SearchQuery("note", limit: 1)).isEmpty == false)
             #expect(try store.searchPage(SearchQuery("note", limit: 1)).total == written)
             #expect(try store.searchPage(SearchQuery("bulk item", limit: 1)).total == lineCount)
+            // A verify of tens of thousands of events: on a thread of its own, not the pool's.
             let report = try await offPool { try store.verify() }
             #expect(report.isConsistent, "\(report.problems.prefix(3))")
             store.close()
